@@ -1,0 +1,112 @@
+/* The lowering context and the builder API that rules use.
+ *
+ * Inside the rewrite a complex value is a pair (re, im) of real values; the
+ * interleaved [..., 2] form ("packed") is made only where a boundary needs it.
+ * Rules read operands with rf_in_*, build real ops with rf_b_*, combine complex
+ * operands with rf_cx_*, and publish results with rf_set_*. */
+#ifndef REALIFY_LOWER_H
+#define REALIFY_LOWER_H
+
+#include "ir.h"
+
+/* A real operand: a value, or the scalar `s` when v == NULL. */
+typedef struct rf_rv {
+    rf_value *v;
+    double s;
+} rf_rv;
+
+/* A complex operand. When im_zero is set, im is exactly zero and absent. */
+typedef struct rf_cx {
+    rf_rv re, im;
+    int im_zero;
+} rf_cx;
+
+typedef struct rf_lowering rf_lowering;
+typedef rf_status (*rf_rule_fn)(rf_lowering *L, const rf_node *n);
+
+/* Context queries */
+const rf_lower_options *rf_options(const rf_lowering *L);
+/* Real component dtype for a (complex or real) dtype under the options. */
+rf_dtype rf_component_of(const rf_lowering *L, rf_dtype dt);
+/* Component dtype of the node's first output. */
+rf_dtype rf_work_dtype(const rf_lowering *L, const rf_node *n);
+rf_graph *rf_out_graph(rf_lowering *L);
+rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Operands of the node being lowered */
+int rf_is_complex_arg(const rf_node *n, const char *name);
+/* The new-graph value of a real tensor argument. */
+rf_value *rf_in_real(rf_lowering *L, const rf_node *n, const char *name);
+/* A complex operand from a tensor (complex or real) or a scalar argument,
+ * with tensor parts cast to `dt`. */
+rf_cx rf_in_cx(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt);
+/* The complex operand for an original value (complex or real). */
+rf_cx rf_cx_of(rf_lowering *L, const rf_value *orig, rf_dtype dt);
+/* The packed [..., 2] form of an original complex value. */
+rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig);
+/* Maps an attribute of the input graph into the new graph (value refs mapped). */
+rf_attr rf_map_attr(rf_lowering *L, const rf_attr *a);
+
+/* Results */
+void rf_set_real(rf_lowering *L, const rf_value *orig, rf_value *v);
+void rf_set_cx(rf_lowering *L, const rf_value *orig, rf_cx c);
+void rf_set_packed(rf_lowering *L, const rf_value *orig, rf_value *packed);
+/* `orig` is the same complex number as `src` (resolve_conj, detach, ...). */
+void rf_set_alias(rf_lowering *L, const rf_value *orig, const rf_value *src);
+
+/* Real-op builder. Scalars fold where the result is exact. */
+rf_rv rf_val(rf_value *v);
+rf_rv rf_num(double s);
+rf_rv rf_b_add(rf_lowering *L, rf_rv x, rf_rv y);
+rf_rv rf_b_sub(rf_lowering *L, rf_rv x, rf_rv y);
+rf_rv rf_b_mul(rf_lowering *L, rf_rv x, rf_rv y);
+rf_rv rf_b_div(rf_lowering *L, rf_rv x, rf_rv y);
+rf_rv rf_b_neg(rf_lowering *L, rf_rv x);
+/* A unary aten op with a single `self` argument, e.g. "aten.cos.default". */
+rf_value *rf_b_unary(rf_lowering *L, const char *op, rf_value *x);
+rf_value *rf_b_binary(rf_lowering *L, const char *op, rf_value *x, rf_value *y);
+rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index);
+rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
+rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt);
+rf_value *rf_b_zeros_like(rf_lowering *L, rf_value *x);
+rf_value *rf_b_full_like(rf_lowering *L, rf_value *x, double fill);
+/* Make a scalar operand into a value shaped like `like`. */
+rf_value *rf_b_materialize(rf_lowering *L, rf_rv x, rf_value *like);
+
+/* Generic emission: a node with `op`, args copied from `args` (already in the
+ * new graph), and outputs typed like `orig_outs` with dtype `dt`. */
+rf_node *rf_b_node(rf_lowering *L, const char *op, size_t nargs, const rf_arg *args, size_t nouts,
+                   const rf_value *const *like, rf_dtype dt, const char *suffix);
+
+/* Complex arithmetic on operands */
+rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_div(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_neg(rf_lowering *L, rf_cx a);
+rf_cx rf_cx_conj(rf_lowering *L, rf_cx a);
+rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s);
+/* |a|, computed without overflow. */
+rf_rv rf_cx_abs(rf_lowering *L, rf_cx a);
+/* Apply a real bilinear op P: P(a, b) for complex a, b. */
+rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name,
+                     const char *b_name);
+
+/* A copy of node n in the new graph, with args mapped, the args named in
+ * `names` replaced by `attrs`, complex dtype args made real, and outputs shaped
+ * like n's with dtype `dt` (RF_DT_COUNT: each output's component dtype). */
+rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const char *const *names,
+                        const rf_attr *attrs, rf_dtype dt, const char *suffix);
+rf_attr rf_attr_of_value(rf_value *v);
+rf_attr rf_attr_of_rv(rf_rv x);
+
+/* Family helpers */
+/* Apply n's op to the real and the imaginary parts separately (shape ops,
+ * real-linear ops), patching complex dtype attributes to the component dtype. */
+rf_status rf_lower_componentwise(rf_lowering *L, const rf_node *n);
+
+/* Rule table */
+rf_rule_fn rf_rule_lookup(const char *op);
+
+#endif

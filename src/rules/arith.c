@@ -1,0 +1,111 @@
+/* Elementwise complex arithmetic and the elementary functions. */
+#include "rules.h"
+
+/* alpha * x, skipping the multiply when alpha is absent or 1. */
+static rf_cx scaled_by_alpha(rf_lowering *L, const rf_node *n, rf_cx x, rf_dtype w) {
+    const rf_attr *alpha = rf_node_arg(n, "alpha");
+    if (!alpha || alpha->kind == RF_A_NONE || (alpha->kind == RF_A_INT && alpha->i == 1)) return x;
+    return rf_cx_mul(L, x, rf_in_cx(L, n, "alpha", w));
+}
+
+static rf_status add(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx a = rf_in_cx(L, n, "self", w), b = scaled_by_alpha(L, n, rf_in_cx(L, n, "other", w), w);
+    rf_set_cx(L, n->outs[0], rf_cx_add(L, a, b));
+    return RF_OK;
+}
+
+static rf_status sub(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx a = rf_in_cx(L, n, "self", w), b = scaled_by_alpha(L, n, rf_in_cx(L, n, "other", w), w);
+    rf_set_cx(L, n->outs[0], rf_cx_sub(L, a, b));
+    return RF_OK;
+}
+
+static rf_status rsub(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx a = scaled_by_alpha(L, n, rf_in_cx(L, n, "self", w), w), b = rf_in_cx(L, n, "other", w);
+    rf_set_cx(L, n->outs[0], rf_cx_sub(L, b, a));
+    return RF_OK;
+}
+
+static rf_status mul(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_set_cx(L, n->outs[0], rf_cx_mul(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
+    return RF_OK;
+}
+
+static rf_status divide(rf_lowering *L, const rf_node *n) {
+    const rf_attr *mode = rf_node_arg(n, "rounding_mode");
+    if (mode && mode->kind != RF_A_NONE)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a rounding mode is not defined for complex", n->op);
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_set_cx(L, n->outs[0], rf_cx_div(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
+    return RF_OK;
+}
+
+static rf_status neg(rf_lowering *L, const rf_node *n) {
+    rf_set_cx(L, n->outs[0], rf_cx_neg(L, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
+    return RF_OK;
+}
+
+static rf_status reciprocal(rf_lowering *L, const rf_node *n) {
+    rf_cx one = {0};
+    one.re = rf_num(1.0);
+    one.im_zero = 1;
+    rf_set_cx(L, n->outs[0], rf_cx_div(L, one, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
+    return RF_OK;
+}
+
+static rf_dtype self_component(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    return rf_component_of(L, self->value->dtype);
+}
+
+static rf_status absolute(rf_lowering *L, const rf_node *n) {
+    rf_cx z = rf_in_cx(L, n, "self", self_component(L, n));
+    rf_set_real(L, n->outs[0], rf_b_materialize(L, rf_cx_abs(L, z), z.re.v));
+    return RF_OK;
+}
+
+static rf_status angle(rf_lowering *L, const rf_node *n) {
+    rf_cx z = rf_in_cx(L, n, "self", self_component(L, n));
+    rf_value *im = z.im_zero ? rf_b_zeros_like(L, z.re.v) : z.im.v;
+    rf_set_real(L, n->outs[0], rf_b_binary(L, "aten.atan2.default", im, z.re.v));
+    return RF_OK;
+}
+
+static rf_status exponential(rf_lowering *L, const rf_node *n) {
+    rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
+    rf_cx r = {0};
+    rf_value *e = rf_b_unary(L, "aten.exp.default", z.re.v);
+    if (z.im_zero) {
+        r.re = rf_val(e);
+        r.im_zero = 1;
+    } else {
+        r.re = rf_b_mul(L, rf_val(e), rf_val(rf_b_unary(L, "aten.cos.default", z.im.v)));
+        r.im = rf_b_mul(L, rf_val(e), rf_val(rf_b_unary(L, "aten.sin.default", z.im.v)));
+    }
+    rf_set_cx(L, n->outs[0], r);
+    return RF_OK;
+}
+
+const rf_rule_entry rf_rules_arith[] = {
+    {"aten.add.Tensor", add},
+    {"aten.add.Scalar", add},
+    {"aten.sub.Tensor", sub},
+    {"aten.sub.Scalar", sub},
+    {"aten.rsub.Tensor", rsub},
+    {"aten.rsub.Scalar", rsub},
+    {"aten.mul.Tensor", mul},
+    {"aten.mul.Scalar", mul},
+    {"aten.div.Tensor", divide},
+    {"aten.div.Scalar", divide},
+    {"aten.div.Tensor_mode", divide},
+    {"aten.neg.default", neg},
+    {"aten.reciprocal.default", reciprocal},
+    {"aten.abs.default", absolute},
+    {"aten.angle.default", angle},
+    {"aten.exp.default", exponential},
+    {NULL, NULL},
+};

@@ -1,0 +1,83 @@
+/* Building complex values from real ones and taking them apart. */
+#include "rules.h"
+
+static rf_status view_as_real(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self)) return rf_fail(L, n, RF_ERR_INVALID, "view_as_real needs a tensor");
+    rf_value *packed = rf_packed_of(L, self->value);
+    if (!packed) return RF_ERR_INVALID;
+    rf_set_real(L, n->outs[0], packed);
+    return RF_OK;
+}
+
+static rf_status view_as_complex(rf_lowering *L, const rf_node *n) {
+    rf_value *x = rf_in_real(L, n, "self");
+    if (!x) return RF_ERR_INVALID;
+    rf_set_packed(L, n->outs[0], x);
+    return RF_OK;
+}
+
+static rf_status polar(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx mag = rf_in_cx(L, n, "abs", w), ang = rf_in_cx(L, n, "angle", w);
+    if (!mag.re.v || !ang.re.v) return rf_fail(L, n, RF_ERR_INVALID, "polar needs tensor operands");
+    rf_cx c = {0};
+    c.re = rf_b_mul(L, mag.re, rf_val(rf_b_unary(L, "aten.cos.default", ang.re.v)));
+    c.im = rf_b_mul(L, mag.re, rf_val(rf_b_unary(L, "aten.sin.default", ang.re.v)));
+    rf_set_cx(L, n->outs[0], c);
+    return RF_OK;
+}
+
+static rf_status complex_from_parts(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx re = rf_in_cx(L, n, "real", w), im = rf_in_cx(L, n, "imag", w);
+    rf_cx c = {0};
+    c.re = re.re;
+    c.im = im.re;
+    rf_set_cx(L, n->outs[0], c);
+    return RF_OK;
+}
+
+static rf_dtype self_component(rf_lowering *L, const rf_node *n) {
+    return rf_component_of(L, rf_node_arg(n, "self")->value->dtype);
+}
+
+static rf_status real_part(rf_lowering *L, const rf_node *n) {
+    rf_cx c = rf_in_cx(L, n, "self", self_component(L, n));
+    rf_set_real(L, n->outs[0], c.re.v);
+    return RF_OK;
+}
+
+static rf_status imag_part(rf_lowering *L, const rf_node *n) {
+    rf_cx c = rf_in_cx(L, n, "self", self_component(L, n));
+    rf_set_real(L, n->outs[0], c.im_zero ? rf_b_zeros_like(L, c.re.v) : c.im.v);
+    return RF_OK;
+}
+
+static rf_status conjugate(rf_lowering *L, const rf_node *n) {
+    rf_set_cx(L, n->outs[0], rf_cx_conj(L, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
+    return RF_OK;
+}
+
+/* Ops that only settle lazy bits: the lowered value is already resolved. */
+static rf_status identity(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self)) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
+    rf_set_alias(L, n->outs[0], self->value);
+    return RF_OK;
+}
+
+const rf_rule_entry rf_rules_construct[] = {
+    {"aten.view_as_real.default", view_as_real},
+    {"aten.view_as_complex.default", view_as_complex},
+    {"aten.polar.default", polar},
+    {"aten.complex.default", complex_from_parts},
+    {"aten.real.default", real_part},
+    {"aten.imag.default", imag_part},
+    {"aten.conj.default", conjugate},
+    {"aten._conj.default", conjugate},
+    {"aten.conj_physical.default", conjugate},
+    {"aten.resolve_conj.default", identity},
+    {"aten.resolve_neg.default", identity},
+    {NULL, NULL},
+};

@@ -1,0 +1,36 @@
+/* dtype conversions: complex to complex changes the part precision, complex to
+ * real keeps the real part (as torch does), real to complex adds a zero
+ * imaginary part. */
+#include "rules.h"
+
+static rf_status convert(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
+    const rf_value *out = n->outs[0];
+    int in_cplx = rf_dtype_is_complex(self->value->dtype), out_cplx = rf_dtype_is_complex(out->dtype);
+    const char *names[1] = {"self"};
+    if (in_cplx && out_cplx) return rf_lower_componentwise(L, n);
+    if (in_cplx) {
+        rf_cx z = rf_cx_of(L, self->value, rf_component_of(L, self->value->dtype));
+        rf_attr a = rf_attr_of_value(z.re.v);
+        rf_node *m = rf_b_copy_node(L, n, 1, names, &a, out->dtype, "");
+        rf_set_real(L, out, m->outs[0]);
+        return RF_OK;
+    }
+    rf_attr a = rf_attr_of_value(rf_in_real(L, n, "self"));
+    rf_node *m = rf_b_copy_node(L, n, 1, names, &a, RF_DT_COUNT, "_re");
+    rf_cx c = {0};
+    c.re = rf_val(m->outs[0]);
+    c.im_zero = 1;
+    rf_set_cx(L, out, c);
+    return RF_OK;
+}
+
+const rf_rule_entry rf_rules_convert[] = {
+    {"aten._to_copy.default", convert},
+    {"aten.to.dtype", convert},
+    {"aten.to.dtype_layout", convert},
+    {"aten.to.device", convert},
+    {NULL, NULL},
+};

@@ -1,0 +1,32 @@
+/* The rule table: op name -> rule, gathered from the family tables. */
+#include <string.h>
+
+#include "rules.h"
+
+static const rf_rule_entry *const families[] = {
+    rf_rules_construct, rf_rules_arith,    rf_rules_shape,  rf_rules_reduce,
+    rf_rules_convert,   rf_rules_creation, rf_rules_linalg,
+};
+
+#define NFAMILIES (sizeof families / sizeof families[0])
+
+rf_rule_fn rf_rule_lookup(const char *op) {
+    for (size_t f = 0; f < NFAMILIES; f++)
+        for (const rf_rule_entry *e = families[f]; e->op; e++)
+            if (strcmp(e->op, op) == 0) return e->fn;
+    return NULL;
+}
+
+size_t rf_rule_count(void) {
+    size_t n = 0;
+    for (size_t f = 0; f < NFAMILIES; f++)
+        for (const rf_rule_entry *e = families[f]; e->op; e++) n++;
+    return n;
+}
+
+const char *rf_rule_name(size_t i) {
+    for (size_t f = 0; f < NFAMILIES; f++)
+        for (const rf_rule_entry *e = families[f]; e->op; e++)
+            if (i-- == 0) return e->op;
+    return NULL;
+}

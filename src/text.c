@@ -1,0 +1,689 @@
+/* Text IR: printer and parser. A round trip reproduces the graph exactly.
+ *
+ *   graph {
+ *     input %x: c64[s0, 8]
+ *     const %w: c64[8, 8] = param "layers.0.w"
+ *     %a: f32[s0, 8], %b: f32[s0, 8] = aten.split.Tensor(self=%x, split_size=4, dim=1)
+ *     output (%a, none)
+ *   }
+ *
+ * A `!c64` after a type or an output marks a real [..., 2] value that carries a
+ * complex64 tensor in view_as_real layout. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "strbuf.h"
+
+/* ---- printer ---- */
+
+static int is_plain_ident(const char *s) {
+    if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+    return 1;
+}
+
+static void print_string(rf_strbuf *sb, const char *s) {
+    rf_sb_putc(sb, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') rf_sb_putc(sb, '\\');
+        if (*s == '\n') {
+            rf_sb_puts(sb, "\\n");
+            continue;
+        }
+        rf_sb_putc(sb, *s);
+    }
+    rf_sb_putc(sb, '"');
+}
+
+static void print_double(rf_strbuf *sb, double d) {
+    if (isnan(d)) {
+        rf_sb_puts(sb, "nan");
+        return;
+    }
+    if (isinf(d)) {
+        rf_sb_puts(sb, d < 0 ? "-inf" : "inf");
+        return;
+    }
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", d);
+    /* Prefer the shortest form that round-trips. */
+    for (int prec = 1; prec < 17; prec++) {
+        char tmp[40];
+        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+        if (strtod(tmp, NULL) == d) {
+            memcpy(buf, tmp, sizeof tmp);
+            break;
+        }
+    }
+    rf_sb_puts(sb, buf);
+    if (!strpbrk(buf, ".eEn")) rf_sb_puts(sb, ".0");
+}
+
+static void print_type(rf_strbuf *sb, const rf_value *v) {
+    rf_sb_puts(sb, rf_dtype_name(v->dtype));
+    if (!rf_dtype_is_tensor(v->dtype)) return;
+    rf_sb_putc(sb, '[');
+    if (v->rank < 0) {
+        rf_sb_putc(sb, '?');
+    } else {
+        for (int i = 0; i < v->rank; i++) {
+            if (i) rf_sb_puts(sb, ", ");
+            if (!v->dims[i].sym)
+                rf_sb_printf(sb, "%lld", (long long)v->dims[i].size);
+            else if (is_plain_ident(v->dims[i].sym))
+                rf_sb_puts(sb, v->dims[i].sym);
+            else
+                print_string(sb, v->dims[i].sym);
+        }
+    }
+    rf_sb_putc(sb, ']');
+    if (v->packed_from != RF_DT_COUNT) rf_sb_printf(sb, " !%s", rf_dtype_name(v->packed_from));
+}
+
+static void print_attr(rf_strbuf *sb, const rf_attr *a) {
+    switch (a->kind) {
+    case RF_A_NONE: rf_sb_puts(sb, "none"); break;
+    case RF_A_INT: rf_sb_printf(sb, "%lld", (long long)a->i); break;
+    case RF_A_BOOL: rf_sb_puts(sb, a->i ? "true" : "false"); break;
+    case RF_A_FLOAT: print_double(sb, a->f); break;
+    case RF_A_COMPLEX:
+        rf_sb_puts(sb, "complex(");
+        print_double(sb, a->f);
+        rf_sb_puts(sb, ", ");
+        print_double(sb, a->f_im);
+        rf_sb_putc(sb, ')');
+        break;
+    case RF_A_STR: print_string(sb, a->s); break;
+    case RF_A_DTYPE: rf_sb_puts(sb, rf_dtype_name(a->dtype)); break;
+    case RF_A_VALUE: rf_sb_printf(sb, "%%%s", a->value->name); break;
+    case RF_A_LIST:
+        rf_sb_putc(sb, '[');
+        for (size_t i = 0; i < a->n; i++) {
+            if (i) rf_sb_puts(sb, ", ");
+            print_attr(sb, &a->items[i]);
+        }
+        rf_sb_putc(sb, ']');
+        break;
+    }
+}
+
+static void print_node(rf_strbuf *sb, const rf_node *n) {
+    rf_sb_puts(sb, "  ");
+    for (size_t i = 0; i < n->nouts; i++) {
+        if (i) rf_sb_puts(sb, ", ");
+        rf_sb_printf(sb, "%%%s: ", n->outs[i]->name);
+        print_type(sb, n->outs[i]);
+    }
+    if (n->nouts == 0) rf_sb_puts(sb, "()");
+    rf_sb_printf(sb, " = %s(", n->op);
+    for (size_t i = 0; i < n->nargs; i++) {
+        if (i) rf_sb_puts(sb, ", ");
+        rf_sb_printf(sb, "%s=", n->args[i].name);
+        print_attr(sb, &n->args[i].attr);
+    }
+    rf_sb_puts(sb, ")\n");
+}
+
+char *rf_print(const rf_graph *g) {
+    rf_strbuf sb;
+    rf_sb_init(&sb);
+    rf_sb_puts(&sb, "graph {\n");
+    for (size_t i = 0; i < g->ninputs; i++) {
+        rf_sb_printf(&sb, "  input %%%s: ", g->inputs[i]->name);
+        print_type(&sb, g->inputs[i]);
+        rf_sb_putc(&sb, '\n');
+    }
+    for (size_t i = 0; i < g->nconsts; i++) {
+        const rf_value *c = g->consts[i];
+        rf_sb_printf(&sb, "  const %%%s: ", c->name);
+        print_type(&sb, c);
+        rf_sb_printf(&sb, " = %s ", c->const_kind);
+        print_string(&sb, c->const_target);
+        rf_sb_putc(&sb, '\n');
+    }
+    for (size_t i = 0; i < g->nnodes; i++) print_node(&sb, g->nodes[i]);
+    rf_sb_puts(&sb, "  output (");
+    for (size_t i = 0; i < g->noutputs; i++) {
+        if (i) rf_sb_puts(&sb, ", ");
+        print_attr(&sb, &g->outputs[i]);
+        if (g->outputs[i].out_mark != RF_DT_COUNT)
+            rf_sb_printf(&sb, " !%s", rf_dtype_name(g->outputs[i].out_mark));
+    }
+    rf_sb_puts(&sb, ")\n}\n");
+    return rf_sb_take(&sb);
+}
+
+/* ---- parser ---- */
+
+typedef struct name_map {
+    size_t cap, count;
+    rf_value **slots;
+} name_map;
+
+static size_t hash_name(const char *s) {
+    size_t h = 5381;
+    for (; *s; s++) h = h * 33u + (unsigned char)*s;
+    return h;
+}
+
+static rf_value *map_get(const name_map *m, const char *name) {
+    if (!m->cap) return NULL;
+    for (size_t i = hash_name(name) & (m->cap - 1); m->slots[i]; i = (i + 1) & (m->cap - 1))
+        if (strcmp(m->slots[i]->name, name) == 0) return m->slots[i];
+    return NULL;
+}
+
+static int map_put(name_map *m, rf_value *v) {
+    if (2 * (m->count + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 256;
+        rf_value **slots = calloc(cap, sizeof(*slots));
+        if (!slots) return 0;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->slots[i]) continue;
+            size_t j = hash_name(m->slots[i]->name) & (cap - 1);
+            while (slots[j]) j = (j + 1) & (cap - 1);
+            slots[j] = m->slots[i];
+        }
+        free(m->slots);
+        m->slots = slots;
+        m->cap = cap;
+    }
+    size_t j = hash_name(v->name) & (m->cap - 1);
+    while (m->slots[j]) j = (j + 1) & (m->cap - 1);
+    m->slots[j] = v;
+    m->count++;
+    return 1;
+}
+
+typedef struct parser {
+    const char *p;
+    int line;
+    rf_graph *g;
+    name_map names;
+    rf_error *err;
+    int failed;
+} parser;
+
+static void perr(parser *ps, const char *fmt, ...) {
+    if (ps->failed) return;
+    ps->failed = 1;
+    if (!ps->err) return;
+    ps->err->code = RF_ERR_PARSE;
+    ps->err->line = ps->line;
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[400];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(ps->err->message, sizeof ps->err->message, "line %d: %s", ps->line, msg);
+}
+
+static void skip_ws(parser *ps) {
+    for (;;) {
+        char c = *ps->p;
+        if (c == '\n') {
+            ps->line++;
+            ps->p++;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+            ps->p++;
+        } else if (c == '#') {
+            while (*ps->p && *ps->p != '\n') ps->p++;
+        } else {
+            return;
+        }
+    }
+}
+
+static int accept(parser *ps, char c) {
+    skip_ws(ps);
+    if (*ps->p == c) {
+        ps->p++;
+        return 1;
+    }
+    return 0;
+}
+
+static int expect(parser *ps, char c) {
+    if (accept(ps, c)) return 1;
+    perr(ps, "expected '%c'", c);
+    return 0;
+}
+
+static int is_word_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == ':'; }
+
+/* A word: identifier chars plus '.' and ':'. Returns its length (0 if none). */
+static size_t word(parser *ps, const char **start) {
+    skip_ws(ps);
+    *start = ps->p;
+    while (is_word_char(*ps->p)) ps->p++;
+    return (size_t)(ps->p - *start);
+}
+
+static int keyword(parser *ps, const char *kw) {
+    skip_ws(ps);
+    size_t n = strlen(kw);
+    if (strncmp(ps->p, kw, n) == 0 && !is_word_char(ps->p[n])) {
+        ps->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static const char *parse_string(parser *ps) {
+    skip_ws(ps);
+    if (*ps->p != '"') {
+        perr(ps, "expected a string");
+        return NULL;
+    }
+    ps->p++;
+    rf_strbuf sb;
+    rf_sb_init(&sb);
+    while (*ps->p && *ps->p != '"') {
+        char c = *ps->p++;
+        if (c == '\\') {
+            c = *ps->p++;
+            if (c == 'n') c = '\n';
+            else if (c != '"' && c != '\\') {
+                perr(ps, "bad escape in string");
+                break;
+            }
+        }
+        if (c == '\n') ps->line++;
+        rf_sb_putc(&sb, c);
+    }
+    if (*ps->p != '"') perr(ps, "unterminated string");
+    else ps->p++;
+    char *tmp = rf_sb_take(&sb);
+    const char *s = rf_strdup(ps->g, tmp);
+    free(tmp);
+    return ps->failed ? NULL : s;
+}
+
+static const char *parse_value_name(parser *ps) {
+    if (!accept(ps, '%')) {
+        perr(ps, "expected a %%value");
+        return NULL;
+    }
+    const char *s = ps->p;
+    while (is_word_char(*ps->p) && *ps->p != ':') ps->p++;
+    size_t n = (size_t)(ps->p - s);
+    if (!n) {
+        perr(ps, "expected a value name after '%%'");
+        return NULL;
+    }
+    return rf_strndup(ps->g, s, n);
+}
+
+static rf_value *lookup(parser *ps, const char *name) {
+    rf_value *v = map_get(&ps->names, name);
+    if (!v) perr(ps, "undefined value %%%s", name);
+    return v;
+}
+
+static int parse_type_mark(parser *ps, rf_dtype *mark) {
+    if (!accept(ps, '!')) return 1;
+    const char *s;
+    size_t n = word(ps, &s);
+    if (!n || !rf_dtype_parse(s, n, mark) || !rf_dtype_is_complex(*mark)) {
+        perr(ps, "expected a complex dtype after '!'");
+        return 0;
+    }
+    return 1;
+}
+
+/* Type: dtype, then [dims] for tensors, then an optional !cNN mark. */
+static int parse_type(parser *ps, rf_dtype *dt, int *rank, rf_dim **dims, rf_dtype *mark) {
+    const char *s;
+    size_t n = word(ps, &s);
+    if (!n || !rf_dtype_parse(s, n, dt)) {
+        perr(ps, "expected a dtype");
+        return 0;
+    }
+    *rank = 0;
+    *dims = NULL;
+    *mark = RF_DT_COUNT;
+    if (rf_dtype_is_tensor(*dt)) {
+        if (!expect(ps, '[')) return 0;
+        if (accept(ps, '?')) {
+            *rank = -1;
+        } else if (!accept(ps, ']')) {
+            size_t cap = 8;
+            rf_dim *d = rf_alloc(ps->g, cap * sizeof(rf_dim));
+            int r = 0;
+            do {
+                if ((size_t)r == cap) {
+                    rf_dim *nd = rf_alloc(ps->g, 2 * cap * sizeof(rf_dim));
+                    memcpy(nd, d, cap * sizeof(rf_dim));
+                    d = nd;
+                    cap *= 2;
+                }
+                skip_ws(ps);
+                if (*ps->p == '"') {
+                    d[r].sym = parse_string(ps);
+                } else if (*ps->p == '-' || isdigit((unsigned char)*ps->p)) {
+                    char *end;
+                    d[r].size = strtoll(ps->p, &end, 10);
+                    ps->p = end;
+                } else {
+                    size_t m = word(ps, &s);
+                    if (!m) {
+                        perr(ps, "expected a dimension");
+                        return 0;
+                    }
+                    d[r].sym = rf_strndup(ps->g, s, m);
+                }
+                r++;
+            } while (accept(ps, ','));
+            *rank = r;
+            *dims = d;
+            if (!expect(ps, ']')) return 0;
+            if (ps->failed) return 0;
+            return parse_type_mark(ps, mark);
+        }
+        if (*rank == -1 && !expect(ps, ']')) return 0;
+    }
+    return parse_type_mark(ps, mark);
+}
+
+static int parse_attr(parser *ps, rf_attr *a);
+
+static int parse_list(parser *ps, rf_attr *a) {
+    a->kind = RF_A_LIST;
+    size_t cap = 4, n = 0;
+    rf_attr *items = rf_alloc(ps->g, cap * sizeof(rf_attr));
+    if (!accept(ps, ']')) {
+        do {
+            if (n == cap) {
+                rf_attr *ni = rf_alloc(ps->g, 2 * cap * sizeof(rf_attr));
+                memcpy(ni, items, cap * sizeof(rf_attr));
+                items = ni;
+                cap *= 2;
+            }
+            if (!parse_attr(ps, &items[n++])) return 0;
+        } while (accept(ps, ','));
+        if (!expect(ps, ']')) return 0;
+    }
+    a->n = n;
+    a->items = items;
+    return 1;
+}
+
+static int parse_number(parser *ps, rf_attr *a) {
+    skip_ws(ps);
+    const char *s = ps->p;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (strncmp(s, "inf", 3) == 0 && !is_word_char(s[3])) {
+        a->kind = RF_A_FLOAT;
+        a->f = neg ? -INFINITY : INFINITY;
+        ps->p = s + 3;
+        return 1;
+    }
+    if (strncmp(s, "nan", 3) == 0 && !is_word_char(s[3])) {
+        a->kind = RF_A_FLOAT;
+        a->f = neg ? -NAN : NAN;
+        ps->p = s + 3;
+        return 1;
+    }
+    const char *e = s;
+    int is_float = 0;
+    while (isdigit((unsigned char)*e) || *e == '.' || *e == 'e' || *e == 'E' ||
+           ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E'))) {
+        if (*e == '.' || *e == 'e' || *e == 'E') is_float = 1;
+        e++;
+    }
+    if (e == s) {
+        perr(ps, "expected a number");
+        return 0;
+    }
+    char *end;
+    if (is_float) {
+        a->kind = RF_A_FLOAT;
+        a->f = strtod(ps->p, &end);
+    } else {
+        a->kind = RF_A_INT;
+        a->i = strtoll(ps->p, &end, 10);
+    }
+    if (end != e) {
+        perr(ps, "malformed number");
+        return 0;
+    }
+    ps->p = e;
+    return 1;
+}
+
+static int parse_attr(parser *ps, rf_attr *a) {
+    memset(a, 0, sizeof *a);
+    a->out_mark = RF_DT_COUNT;
+    skip_ws(ps);
+    char c = *ps->p;
+    if (c == '%') {
+        const char *name = parse_value_name(ps);
+        if (!name) return 0;
+        a->kind = RF_A_VALUE;
+        a->value = lookup(ps, name);
+        return a->value != NULL;
+    }
+    if (c == '[') {
+        ps->p++;
+        return parse_list(ps, a);
+    }
+    if (c == '"') {
+        a->kind = RF_A_STR;
+        a->s = parse_string(ps);
+        return a->s != NULL;
+    }
+    int inf_or_nan = (strncmp(ps->p, "inf", 3) == 0 || strncmp(ps->p, "nan", 3) == 0) && !is_word_char(ps->p[3]);
+    if (c == '-' || isdigit((unsigned char)c) || inf_or_nan) return parse_number(ps, a);
+    if (keyword(ps, "none")) {
+        a->kind = RF_A_NONE;
+        return 1;
+    }
+    if (keyword(ps, "true")) {
+        a->kind = RF_A_BOOL;
+        a->i = 1;
+        return 1;
+    }
+    if (keyword(ps, "false")) {
+        a->kind = RF_A_BOOL;
+        return 1;
+    }
+    if (keyword(ps, "complex")) {
+        rf_attr re, im;
+        if (!expect(ps, '(') || !parse_number(ps, &re) || !expect(ps, ',') || !parse_number(ps, &im) ||
+            !expect(ps, ')'))
+            return 0;
+        a->kind = RF_A_COMPLEX;
+        a->f = re.kind == RF_A_INT ? (double)re.i : re.f;
+        a->f_im = im.kind == RF_A_INT ? (double)im.i : im.f;
+        return 1;
+    }
+    const char *s;
+    size_t n = word(ps, &s);
+    if (n && rf_dtype_parse(s, n, &a->dtype)) {
+        a->kind = RF_A_DTYPE;
+        return 1;
+    }
+    perr(ps, "expected an attribute value");
+    return 0;
+}
+
+static int define(parser *ps, rf_value *v) {
+    if (map_get(&ps->names, v->name)) {
+        perr(ps, "value %%%s defined twice", v->name);
+        return 0;
+    }
+    if (!map_put(&ps->names, v)) {
+        perr(ps, "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+/* "%name: type" */
+static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
+    skip_ws(ps);
+    int line = ps->line;
+    const char *name = parse_value_name(ps);
+    if (!name || !expect(ps, ':')) return NULL;
+    rf_dtype dt, mark;
+    int rank;
+    rf_dim *dims;
+    if (!parse_type(ps, &dt, &rank, &dims, &mark)) return NULL;
+    if (rf_graph_name_taken(ps->g, name)) {
+        ps->line = line;
+        perr(ps, "value %%%s defined twice", name);
+        return NULL;
+    }
+    rf_value *v;
+    if (is_const) {
+        if (!expect(ps, '=')) return NULL;
+        const char *s;
+        size_t n = word(ps, &s);
+        if (!n) {
+            perr(ps, "expected param, buffer or constant");
+            return NULL;
+        }
+        const char *kind = rf_strndup(ps->g, s, n);
+        const char *target = parse_string(ps);
+        if (!target) return NULL;
+        v = rf_graph_add_const(ps->g, name, dt, rank, dims, target, kind);
+    } else if (is_input) {
+        v = rf_graph_add_input(ps->g, name, dt, rank, dims);
+    } else {
+        v = rf_value_new(ps->g, name, dt, rank, dims);
+    }
+    v->packed_from = mark;
+    return define(ps, v) ? v : NULL;
+}
+
+static int parse_node(parser *ps) {
+    rf_value *outs[64];
+    size_t nouts = 0;
+    if (accept(ps, '(')) {
+        if (!expect(ps, ')')) return 0;
+    } else {
+        do {
+            if (nouts == 64) {
+                perr(ps, "too many outputs");
+                return 0;
+            }
+            if (!(outs[nouts++] = parse_decl(ps, 0, 0))) return 0;
+        } while (accept(ps, ','));
+    }
+    if (!expect(ps, '=')) return 0;
+    const char *op;
+    size_t oplen = word(ps, &op);
+    if (!oplen) {
+        perr(ps, "expected an op name");
+        return 0;
+    }
+    if (!expect(ps, '(')) return 0;
+    rf_arg args[64];
+    size_t nargs = 0;
+    if (!accept(ps, ')')) {
+        do {
+            if (nargs == 64) {
+                perr(ps, "too many arguments");
+                return 0;
+            }
+            const char *an;
+            size_t anl = word(ps, &an);
+            if (!anl) {
+                perr(ps, "expected an argument name");
+                return 0;
+            }
+            args[nargs].name = rf_strndup(ps->g, an, anl);
+            if (!expect(ps, '=') || !parse_attr(ps, &args[nargs].attr)) return 0;
+            nargs++;
+        } while (accept(ps, ','));
+        if (!expect(ps, ')')) return 0;
+    }
+    rf_node *n = rf_node_new(ps->g, rf_strndup(ps->g, op, oplen), nargs, nouts);
+    memcpy(n->args, args, nargs * sizeof(rf_arg));
+    memcpy(n->outs, outs, nouts * sizeof(rf_value *));
+    rf_graph_append_node(ps->g, n);
+    return 1;
+}
+
+static int parse_outputs(parser *ps) {
+    if (!expect(ps, '(')) return 0;
+    size_t cap = 8, n = 0;
+    rf_attr *outs = rf_alloc(ps->g, cap * sizeof(rf_attr));
+    if (!accept(ps, ')')) {
+        do {
+            if (n == cap) {
+                rf_attr *no = rf_alloc(ps->g, 2 * cap * sizeof(rf_attr));
+                memcpy(no, outs, cap * sizeof(rf_attr));
+                outs = no;
+                cap *= 2;
+            }
+            if (!parse_attr(ps, &outs[n])) return 0;
+            if (!parse_type_mark(ps, &outs[n].out_mark)) return 0;
+            n++;
+        } while (accept(ps, ','));
+        if (!expect(ps, ')')) return 0;
+    }
+    rf_graph_set_outputs(ps->g, n, outs);
+    return 1;
+}
+
+static int parse_graph(parser *ps) {
+    if (!keyword(ps, "graph")) {
+        perr(ps, "expected 'graph'");
+        return 0;
+    }
+    if (!expect(ps, '{')) return 0;
+    int have_output = 0;
+    while (!ps->failed) {
+        if (accept(ps, '}')) break;
+        if (have_output) {
+            perr(ps, "expected '}' after output");
+            return 0;
+        }
+        if (keyword(ps, "input")) {
+            if (!parse_decl(ps, 1, 0)) return 0;
+        } else if (keyword(ps, "const")) {
+            if (!parse_decl(ps, 0, 1)) return 0;
+        } else if (keyword(ps, "output")) {
+            if (!parse_outputs(ps)) return 0;
+            have_output = 1;
+        } else if (*ps->p == '%' || *ps->p == '(') {
+            if (!parse_node(ps)) return 0;
+        } else {
+            perr(ps, *ps->p ? "unexpected text" : "unexpected end of input");
+            return 0;
+        }
+    }
+    if (!ps->failed && !have_output) perr(ps, "graph has no output line");
+    skip_ws(ps);
+    if (!ps->failed && *ps->p) perr(ps, "unexpected text after the graph");
+    return !ps->failed;
+}
+
+rf_status rf_parse(const char *text, rf_graph **out, rf_error *err) {
+    *out = NULL;
+    parser ps = {0};
+    ps.p = text;
+    ps.line = 1;
+    ps.err = err;
+    ps.g = rf_graph_new();
+    if (!ps.g) return RF_ERR_NOMEM;
+    int ok = parse_graph(&ps);
+    free(ps.names.slots);
+    if (!ok) {
+        rf_graph_free(ps.g);
+        return RF_ERR_PARSE;
+    }
+    *out = ps.g;
+    return RF_OK;
+}

@@ -1,0 +1,96 @@
+/* realify-opt: read text IR, print the lowered IR or the analysis. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "realify.h"
+
+static char *read_all(FILE *f) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+    }
+    if (buf) buf[len] = '\0';
+    return buf;
+}
+
+static int usage(void) {
+    fputs("usage: realify-opt [--analyze | --print | --list-rules] [--truncate-double] [--no-cleanup] [FILE]\n"
+          "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
+          "  --analyze     print the complex values, subgraphs and boundaries instead\n"
+          "  --print       parse and print the IR unchanged (round trip)\n"
+          "  --list-rules  print the ops that have a lowering rule\n",
+          stderr);
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    int analyze = 0, print_only = 0;
+    rf_lower_options opt;
+    rf_lower_options_init(&opt);
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--analyze") == 0) analyze = 1;
+        else if (strcmp(argv[i], "--print") == 0) print_only = 1;
+        else if (strcmp(argv[i], "--truncate-double") == 0) opt.truncate_double = 1;
+        else if (strcmp(argv[i], "--no-cleanup") == 0) opt.cleanup = 0;
+        else if (strcmp(argv[i], "--list-rules") == 0) {
+            for (size_t k = 0; k < rf_rule_count(); k++) puts(rf_rule_name(k));
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) return usage();
+        else if (path) return usage();
+        else path = argv[i];
+    }
+    FILE *f = (!path || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 2;
+    }
+    char *text = read_all(f);
+    if (f != stdin) fclose(f);
+    if (!text) {
+        fputs("realify-opt: out of memory\n", stderr);
+        return 2;
+    }
+    rf_error err = {0};
+    rf_graph *g = NULL;
+    int rc = 0;
+    if (rf_parse(text, &g, &err) != RF_OK) {
+        fprintf(stderr, "realify-opt: %s: %s\n", path ? path : "<stdin>", err.message);
+        free(text);
+        return 1;
+    }
+    char *out = NULL;
+    if (analyze) {
+        rf_analysis *a = rf_analyze(g);
+        out = rf_analysis_print(a);
+        rf_analysis_free(a);
+    } else if (print_only) {
+        out = rf_print(g);
+    } else {
+        rf_graph *lowered = NULL;
+        if (rf_lower(g, &opt, &lowered, &err) != RF_OK) {
+            fprintf(stderr, "realify-opt: %s: %s (op %s, node %%%s)\n", rf_status_name(err.code), err.message,
+                    err.op, err.node);
+            rc = 1;
+        } else {
+            out = rf_print(lowered);
+            rf_graph_free(lowered);
+        }
+    }
+    if (out) fputs(out, stdout);
+    rf_string_free(out);
+    rf_graph_free(g);
+    free(text);
+    return rc;
+}
