@@ -1,0 +1,256 @@
+"""Translate an FX graph (with meta["val"]) into realify's text IR."""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+import torch.fx as fx
+from torch.utils import _pytree as pytree
+
+from .errors import GraphCaptureError
+
+DTYPE_NAMES: dict[torch.dtype, str] = {
+    torch.bool: "b8",
+    torch.uint8: "u8",
+    torch.int8: "i8",
+    torch.int16: "i16",
+    torch.int32: "i32",
+    torch.int64: "i64",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.complex32: "c32",
+    torch.complex64: "c64",
+    torch.complex128: "c128",
+}
+DTYPES_BY_NAME: dict[str, torch.dtype] = {v: k for k, v in DTYPE_NAMES.items()}
+
+# Tagged strings carry torch objects that are not plain data through the IR.
+TAGS: dict[type, str] = {torch.device: "device", torch.layout: "layout", torch.memory_format: "memory_format"}
+
+
+@dataclass
+class Translation:
+    """The IR text plus what is needed to map the lowered IR back to FX."""
+
+    text: str
+    placeholders: list[fx.Node]
+    consts: list[fx.Node]
+    nodes_by_value: dict[str, fx.Node]  # IR value name -> FX node that produced it
+    callables: dict[str, Callable[..., Any]]  # "py:..." op name -> python callable
+    out_spec: pytree.TreeSpec
+    complex_values: int = 0
+    value_names: dict[fx.Node, list[str]] = field(default_factory=dict)
+
+
+def op_name(target: Any) -> str | None:
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)
+    return None
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def format_float(x: float) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    r = repr(x)
+    return r if any(c in r for c in ".en") else r + ".0"
+
+
+def _dim_text(d: Any) -> str:
+    if isinstance(d, int):
+        return str(d)
+    s = str(d)
+    return s if s.isidentifier() else _quote(s)
+
+
+def type_text(val: Any) -> str:
+    if isinstance(val, torch.Tensor):
+        if val.dtype not in DTYPE_NAMES:
+            raise GraphCaptureError(f"dtype {val.dtype} has no IR name")
+        return f"{DTYPE_NAMES[val.dtype]}[{', '.join(_dim_text(d) for d in val.shape)}]"
+    if isinstance(val, torch.SymInt):
+        return "symint"
+    if isinstance(val, torch.SymFloat):
+        return "symfloat"
+    if isinstance(val, torch.SymBool):
+        return "symbool"
+    return "object"
+
+
+class _Translator:
+    def __init__(self, gm: fx.GraphModule) -> None:
+        self.gm = gm
+        self.used: set[str] = set()
+        self.names: dict[fx.Node, list[str]] = {}
+        self.by_value: dict[str, fx.Node] = {}
+        self.callables: dict[str, Callable[..., Any]] = {}
+        self.lines: list[str] = []
+        self.complex_values = 0
+        self.multi: set[fx.Node] = set()  # nodes whose value is a tuple or list
+
+    def fresh(self, hint: str) -> str:
+        name, k = hint, 0
+        while name in self.used:
+            k += 1
+            name = f"{hint}_{k}"
+        self.used.add(name)
+        return name
+
+    def define(self, node: fx.Node, vals: list[Any], multi: bool = False) -> list[str]:
+        names = []
+        for i, v in enumerate(vals):
+            name = self.fresh(f"{node.name}_{i}" if multi else node.name)
+            names.append(f"%{name}: {type_text(v)}")
+            self.by_value[name] = node
+            if isinstance(v, torch.Tensor) and v.is_complex():
+                self.complex_values += 1
+        self.names[node] = [n.split(":")[0][1:] for n in names]
+        return names
+
+    def value_ref(self, node: fx.Node) -> str:
+        if node.op == "call_function" and node.target is operator.getitem:
+            src, idx = node.args
+            if isinstance(src, fx.Node) and src in self.multi:
+                return "%" + self.names[src][idx]
+        if node in self.multi:
+            return "[" + ", ".join("%" + n for n in self.names[node]) + "]"
+        if node not in self.names or len(self.names[node]) != 1:
+            raise GraphCaptureError(f"node {node.name} is used as a single value but is not one")
+        return "%" + self.names[node][0]
+
+    def attr(self, a: Any) -> str:
+        if isinstance(a, fx.Node):
+            return self.value_ref(a)
+        if a is None:
+            return "none"
+        if isinstance(a, bool):
+            return "true" if a else "false"
+        if isinstance(a, int):
+            return str(a)
+        if isinstance(a, float):
+            return format_float(a)
+        if isinstance(a, complex):
+            return f"complex({format_float(a.real)}, {format_float(a.imag)})"
+        if isinstance(a, str):
+            return _quote("@" + a if a.startswith("@") else a)
+        if isinstance(a, torch.dtype):
+            return DTYPE_NAMES[a]
+        for typ, tag in TAGS.items():
+            if isinstance(a, typ):
+                return _quote(f"@{tag}:{str(a).replace('torch.', '')}")
+        if isinstance(a, (list, tuple)):
+            return "[" + ", ".join(self.attr(x) for x in a) + "]"
+        raise GraphCaptureError(f"argument {a!r} of type {type(a).__name__} cannot be expressed in the IR")
+
+    def named_args(self, node: fx.Node) -> list[tuple[str, Any]]:
+        target = node.target
+        if isinstance(target, torch._ops.OpOverload):
+            schema = target._schema.arguments
+            if len(node.args) > len(schema):
+                raise GraphCaptureError(f"{target} got more arguments than its schema has")
+            out = [(schema[i].name, a) for i, a in enumerate(node.args)]
+            return out + list(node.kwargs.items())
+        return [(f"arg{i}", a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
+
+    def call(self, node: fx.Node) -> None:
+        target = node.target
+        if target is operator.getitem and isinstance(node.args[0], fx.Node):
+            src = node.args[0]
+            if src in self.multi:
+                return  # an output of a multi-output node
+        name = op_name(target)
+        if name is None:
+            name = f"py:{getattr(target, '__module__', None) or 'builtins'}.{getattr(target, '__qualname__', target)}"
+            name = name.replace(" ", "_").replace("<", "_").replace(">", "_")
+            self.callables[name] = target
+        val = node.meta.get("val")
+        if isinstance(val, (list, tuple)):
+            vals = list(val)
+            self.multi.add(node)
+        elif val is None and "val" not in node.meta:
+            raise GraphCaptureError(
+                f"node {node.name} has no meta['val']; capture the graph with torch.export, make_fx or aot_autograd"
+            )
+        elif val is None:
+            vals = []
+        else:
+            vals = [val]
+        outs = self.define(node, vals, node in self.multi)
+        args = ", ".join(f"{k}={self.attr(v)}" for k, v in self.named_args(node))
+        lhs = ", ".join(outs) if outs else "()"
+        self.lines.append(f"  {lhs} = {name}({args})")
+
+
+def const_kind(gm: fx.GraphModule, target: str) -> str:
+    *path, leaf = target.split(".")
+    mod: Any = gm
+    for p in path:
+        mod = getattr(mod, p)
+    if isinstance(mod, torch.nn.Module):
+        if leaf in mod._parameters:
+            return "param"
+        if leaf in mod._buffers:
+            return "buffer"
+    return "constant"
+
+
+def fetch_attr(gm: fx.GraphModule, target: str) -> Any:
+    obj: Any = gm
+    for p in target.split("."):
+        obj = getattr(obj, p)
+    return obj
+
+
+def fx_to_ir(gm: fx.GraphModule) -> Translation:
+    t = _Translator(gm)
+    placeholders, consts = [], []
+    t.lines.append("graph {")
+    output_node = None
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            if "val" not in node.meta:
+                raise GraphCaptureError(
+                    f"input {node.name} has no meta['val']; capture the graph with torch.export, make_fx or "
+                    "aot_autograd"
+                )
+            (decl,) = t.define(node, [node.meta["val"]])
+            t.lines.append(f"  input {decl}")
+            placeholders.append(node)
+        elif node.op == "get_attr":
+            value = fetch_attr(gm, node.target)
+            if not isinstance(value, torch.Tensor):
+                raise GraphCaptureError(f"get_attr {node.target} is a {type(value).__name__}, not a tensor")
+            (decl,) = t.define(node, [value])
+            t.lines.append(f"  const {decl} = {const_kind(gm, node.target)} {_quote(node.target)}")
+            consts.append(node)
+        elif node.op == "call_function":
+            t.call(node)
+        elif node.op == "output":
+            output_node = node
+        else:
+            raise GraphCaptureError(f"{node.op} node {node.name} is not supported; lower an aten-level graph")
+    assert output_node is not None
+    leaves, spec = pytree.tree_flatten(output_node.args[0])
+    t.lines.append("  output (" + ", ".join(t.attr(x) for x in leaves) + ")")
+    t.lines.append("}")
+    return Translation(
+        text="\n".join(t.lines) + "\n",
+        placeholders=placeholders,
+        consts=consts,
+        nodes_by_value=t.by_value,
+        callables=t.callables,
+        out_spec=spec,
+        complex_values=t.complex_values,
+        value_names=t.names,
+    )

@@ -1,0 +1,45 @@
+"""Errors raised by realify, each naming the op, the node and the user's source line."""
+
+from __future__ import annotations
+
+import re
+
+import torch.fx as fx
+
+
+class RealifyError(Exception):
+    """Base class of realify's errors."""
+
+
+class GraphCaptureError(RealifyError):
+    """The graph handed to realify is not one it can translate."""
+
+
+class ComplexDtypeRemainsError(RealifyError):
+    """A lowered graph still holds a complex dtype (an internal error)."""
+
+
+def user_source_line(node: fx.Node | None) -> str | None:
+    """The innermost 'File "...", line N' frame of the node's stack trace, with its code."""
+    trace = node.meta.get("stack_trace") if node is not None else None
+    if not trace:
+        return None
+    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', trace)
+    if not frames:
+        return trace.strip().splitlines()[-1]
+    file, line, func, code = frames[-1]
+    return f"{file}:{line} in {func}: {code.strip()}"
+
+
+class UnsupportedOpError(RealifyError):
+    """An op on a complex value has no lowering rule."""
+
+    def __init__(self, op: str, node: str, source: str | None, detail: str = "") -> None:
+        self.op = op
+        self.node = node
+        self.source = source
+        where = source or "no source line recorded (the graph carries no stack_trace)"
+        msg = f"realify cannot lower {op} (node {node!r}) on complex values; at {where}"
+        if detail:
+            msg += f"\n  {detail}"
+        super().__init__(msg)
