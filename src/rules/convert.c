@@ -27,7 +27,19 @@ static rf_status convert(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* type_as(self, other): the dtype comes from `other`, so only a cast remains. */
+static rf_status type_as(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self)) return rf_fail(L, n, RF_ERR_INVALID, "type_as needs a tensor");
+    const rf_value *out = n->outs[0];
+    rf_cx z = rf_cx_of(L, self->value, rf_component_of(L, out->dtype));
+    if (rf_dtype_is_complex(out->dtype)) rf_set_cx(L, out, z);
+    else rf_set_real(L, out, z.re.v);
+    return RF_OK;
+}
+
 const rf_rule_entry rf_rules_convert[] = {
+    {"aten.type_as.default", type_as},
     {"aten._to_copy.default", convert},
     {"aten.to.dtype", convert},
     {"aten.to.dtype_layout", convert},

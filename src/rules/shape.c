@@ -107,7 +107,7 @@ const rf_rule_entry rf_rules_shape[] = {
     {"aten.alias.default", rf_lower_componentwise},
     {"aten.detach.default", rf_lower_componentwise},
     {"aten.lift_fresh_copy.default", rf_lower_componentwise},
-    {"aten.contiguous.default", rf_lower_componentwise},
+    {"aten.numpy_T.default", rf_lower_componentwise},
     {"aten.flip.default", rf_lower_componentwise},
     {"aten.roll.default", rf_lower_componentwise},
     {"aten.repeat.default", rf_lower_componentwise},

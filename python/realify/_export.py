@@ -1,0 +1,57 @@
+"""ExportedProgram in, ExportedProgram out: lower the unlifted module, then export it again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.fx as fx
+from torch.utils import _pytree as pytree
+
+from .lower import lower_graph_module, module_check_guards_kwargs
+from .runtime import unpack
+
+
+def _example_inputs(ep: torch.export.ExportedProgram) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    ex = getattr(ep, "example_inputs", None)
+    if ex is None:
+        raise ValueError(
+            "this ExportedProgram carries no example_inputs (a deserialized program?); lower ep.module() instead"
+        )
+    args, kwargs = ex
+    return tuple(args), dict(kwargs or {})
+
+
+def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeSpec) -> Any:
+    """Dim.DYNAMIC for every input dim that was symbolic in the original program."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    specs: list[Any] = []
+    any_dynamic = False
+    for p, a in zip(placeholders, flat_args):
+        val = p.meta.get("val")
+        if isinstance(a, torch.Tensor) and isinstance(val, torch.Tensor):
+            dims = {i: torch.export.Dim.DYNAMIC for i, d in enumerate(val.shape) if not isinstance(d, int)}
+            any_dynamic |= bool(dims)
+            specs.append(dims or None)
+        else:
+            specs.append(None)
+    if not any_dynamic:
+        return None
+    arg_specs, kwarg_specs = pytree.tree_unflatten(specs, spec)
+    if any(v is not None for v in pytree.tree_leaves(kwarg_specs)):
+        raise NotImplementedError("realify re-exports dynamic shapes of positional arguments only")
+    return tuple(arg_specs)
+
+
+def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+    gm = ep.module(**module_check_guards_kwargs())
+    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
+    args, kwargs = _example_inputs(ep)
+    flat, spec = pytree.tree_flatten((args, kwargs))
+    packed = {int(b.position): b.real_dtype for b in report.signature.inputs}
+    real_flat = [unpack(a, packed[i]) if i in packed else a for i, a in enumerate(flat)]
+    real_args, real_kwargs = pytree.tree_unflatten(real_flat, spec)
+    dyn = _dynamic_shapes(gm, flat, spec)
+    ep2 = torch.export.export(new_gm, tuple(real_args), kwargs=real_kwargs, dynamic_shapes=dyn, strict=False)
+    ep2.graph_module.meta["realify_report"] = report
+    return ep2

@@ -1,0 +1,77 @@
+"""Shared checks: trace, lower, assert real-only, run on view_as_real inputs, compare with eager."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils import _pytree as pytree
+
+import realify
+
+TOL = {
+    torch.complex64: dict(rtol=1e-5, atol=1e-5),
+    torch.complex128: dict(rtol=1e-10, atol=1e-10),
+    "truncated": dict(rtol=1e-5, atol=1e-5),
+}
+
+
+def traced_ops(gm: torch.fx.GraphModule) -> set[str]:
+    return {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+
+
+def assert_real_only(gm: torch.fx.GraphModule) -> None:
+    for node in gm.graph.nodes:
+        for v in pytree.tree_leaves(node.meta.get("val")):
+            if isinstance(v, torch.Tensor):
+                assert not v.is_complex(), f"{node.format_node()} is complex"
+        for a in pytree.tree_leaves((node.args, node.kwargs)):
+            assert not (isinstance(a, torch.dtype) and a.is_complex), node.format_node()
+    for name, t in list(gm.named_parameters()) + list(gm.named_buffers()):
+        assert not t.is_complex(), name
+
+
+def to_real(x: Any, truncate_double: bool = False) -> Any:
+    if isinstance(x, torch.Tensor) and x.is_complex():
+        r = torch.view_as_real(x.resolve_conj())
+        return r.float() if truncate_double and r.dtype == torch.float64 else r
+    return x
+
+
+def compare(out: Any, ref: Any, tol: dict[str, float]) -> None:
+    outs, refs = pytree.tree_leaves(out), pytree.tree_leaves(ref)
+    assert len(outs) == len(refs)
+    for o, r in zip(outs, refs):
+        if isinstance(r, torch.Tensor) and r.is_complex():
+            assert not o.is_complex()
+            assert o.shape == r.shape + (2,), (o.shape, r.shape)
+            o = torch.view_as_complex(o.to(r.real.dtype).contiguous())
+        if isinstance(r, torch.Tensor):
+            o = o.to(r.dtype) if o.dtype != r.dtype else o
+            torch.testing.assert_close(o, r, equal_nan=True, **tol)
+        else:
+            assert o == r
+
+
+def check(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    *,
+    pre_dispatch: bool = False,
+    truncate_double: bool = False,
+    tol: dict[str, float] | None = None,
+) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
+    """Trace fn with make_fx, lower it, and compare with eager. Returns (traced, lowered)."""
+    gm = make_fx(fn, pre_dispatch=pre_dispatch)(*args)
+    code_before = gm.code
+    lowered = realify.lower(gm, truncate_double=truncate_double)
+    assert gm.code == code_before, "realify.lower changed its input"
+    assert_real_only(lowered)
+    out = lowered(*[to_real(a, truncate_double) for a in args])
+    ref = fn(*args)
+    if tol is None:
+        dts = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_complex()]
+        tol = TOL["truncated"] if truncate_double else TOL[dts[0] if dts else torch.complex64]
+    compare(out, ref, tol)
+    return gm, lowered

@@ -1,0 +1,201 @@
+"""Every rule of the C core against eager PyTorch, for complex64 and complex128."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+import torch
+from harness import check, traced_ops
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import realify
+from realify import _core
+
+A = torch.ops.aten
+
+
+@dataclass
+class Case:
+    name: str
+    op: str  # the aten overload this case must exercise
+    fn: Callable[..., Any]
+    args: Callable[[torch.dtype], tuple[Any, ...]]
+    pre_dispatch: bool = False
+
+
+def z(dt: torch.dtype, *shape: int, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed + 17 * len(shape))
+    return torch.randn(*shape, dtype=dt, generator=g)
+
+
+def r(dt: torch.dtype, *shape: int, seed: int = 1) -> torch.Tensor:
+    return z(dt.to_real(), *shape, seed=seed)
+
+
+def zz(*shape: int) -> Callable[[torch.dtype], tuple[Any, ...]]:
+    return lambda dt: (z(dt, *shape),)
+
+
+def z2(*shape: int) -> Callable[[torch.dtype], tuple[Any, ...]]:
+    return lambda dt: (z(dt, *shape), z(dt, *shape, seed=5))
+
+
+def zr(*shape: int) -> Callable[[torch.dtype], tuple[Any, ...]]:
+    return lambda dt: (z(dt, *shape), r(dt, *shape))
+
+
+def rz(*shape: int) -> Callable[[torch.dtype], tuple[Any, ...]]:
+    return lambda dt: (r(dt, *shape), z(dt, *shape))
+
+
+def rr(*shape: int) -> Callable[[torch.dtype], tuple[Any, ...]]:
+    return lambda dt: (r(dt, *shape), r(dt, *shape, seed=3))
+
+
+def wider(dt: torch.dtype) -> torch.dtype:
+    return torch.complex128 if dt == torch.complex64 else torch.complex64
+
+
+CASES = [
+    # construction and parts
+    Case("view_as_real", "aten.view_as_real.default", lambda x: torch.view_as_real(x) * 2, zz(3, 4)),
+    Case("view_as_complex", "aten.view_as_complex.default", lambda x: torch.view_as_complex(x), lambda dt: (r(dt, 3, 4, 2),)),
+    Case("polar", "aten.polar.default", lambda a, b: torch.polar(a.abs(), b), rr(5, 3)),
+    Case("complex", "aten.complex.default", torch.complex, rr(4, 3)),
+    Case("complex_broadcast", "aten.complex.default", torch.complex, lambda dt: (r(dt, 4, 1), r(dt, 1, 3))),
+    Case("real", "aten.real.default", lambda x: torch.real(x) + 1, zz(6), pre_dispatch=True),
+    Case("imag", "aten.imag.default", lambda x: torch.imag(x) + 1, zz(6), pre_dispatch=True),
+    Case("_conj", "aten._conj.default", lambda x: torch.conj(x) * 1, zz(5)),
+    Case("conj_physical", "aten.conj_physical.default", torch.conj_physical, zz(5), pre_dispatch=True),
+    Case("_conj_physical", "aten._conj_physical.default", torch.conj_physical, zz(5)),
+    Case("resolve_conj", "aten.resolve_conj.default", lambda x: x.conj().resolve_conj(), zz(5), pre_dispatch=True),
+    Case("resolve_neg", "aten.resolve_neg.default", lambda x: x.conj().imag.resolve_neg(), zz(5), pre_dispatch=True),
+    # arithmetic
+    Case("add", "aten.add.Tensor", lambda a, b: a + b, z2(3, 4)),
+    Case("add_alpha", "aten.add.Tensor", lambda a, b: torch.add(a, b, alpha=2), z2(3, 4)),
+    Case("add_complex_real", "aten.add.Tensor", lambda a, b: a + b, zr(3, 4)),
+    Case("add_real_complex", "aten.add.Tensor", lambda a, b: a + b, rz(3, 4)),
+    Case("add_broadcast", "aten.add.Tensor", lambda a, b: a + b, lambda dt: (r(dt, 4, 1), z(dt, 1, 3))),
+    Case("add_scalar", "aten.add.Scalar", lambda a: A.add.Scalar(a, 2.5), zz(4)),
+    Case("add_complex_scalar", "aten.add.Tensor", lambda a: a + (1 - 2j), zz(4)),
+    Case("sub", "aten.sub.Tensor", lambda a, b: a - b, z2(3, 4)),
+    Case("sub_real_complex", "aten.sub.Tensor", lambda a, b: a - b, rz(3, 4)),
+    Case("sub_scalar", "aten.sub.Scalar", lambda a: A.sub.Scalar(a, 1.5), zz(4)),
+    Case("rsub", "aten.rsub.Tensor", lambda a, b: torch.rsub(a, b, alpha=3), z2(4)),
+    Case("rsub_scalar", "aten.rsub.Scalar", lambda a: torch.rsub(a, 2), zz(4)),
+    Case("mul", "aten.mul.Tensor", lambda a, b: a * b, z2(3, 4)),
+    Case("mul_complex_real", "aten.mul.Tensor", lambda a, b: a * b, zr(3, 4)),
+    Case("mul_real_complex", "aten.mul.Tensor", lambda a, b: a * b, rz(3, 4)),
+    Case("mul_complex_scalar", "aten.mul.Tensor", lambda a: a * (0.5 + 2j), zz(4)),
+    Case("mul_scalar", "aten.mul.Scalar", lambda a: A.mul.Scalar(a, 3), zz(4)),
+    Case("div", "aten.div.Tensor", lambda a, b: a / b, z2(3, 4)),
+    Case("div_complex_real", "aten.div.Tensor", lambda a, b: a / b, zr(3, 4)),
+    Case("div_real_complex", "aten.div.Tensor", lambda a, b: a / b, rz(3, 4)),
+    Case("div_complex_scalar", "aten.div.Tensor", lambda a: a / (3 - 4j), zz(4)),
+    Case("div_scalar", "aten.div.Scalar", lambda a: A.div.Scalar(a, 4.0), zz(4)),
+    Case("div_mode", "aten.div.Tensor_mode", lambda a, b: A.div.Tensor_mode(a, b, rounding_mode=None), z2(4)),
+    Case("neg", "aten.neg.default", torch.neg, zz(4)),
+    Case("reciprocal", "aten.reciprocal.default", torch.reciprocal, zz(4)),
+    Case("abs", "aten.abs.default", torch.abs, zz(7)),
+    Case("angle", "aten.angle.default", torch.angle, zz(7)),
+    Case("exp", "aten.exp.default", torch.exp, zz(7)),
+    # shape ops
+    Case("view", "aten.view.default", lambda x: x.view(2, 6), zz(3, 4)),
+    Case("reshape", "aten.reshape.default", lambda x: x.reshape(12), zz(3, 4), pre_dispatch=True),
+    Case("_unsafe_view", "aten._unsafe_view.default", lambda x: A._unsafe_view.default(x * 1, [4, 3]), zz(3, 4)),
+    Case("flatten", "aten.flatten.using_ints", lambda x: x.flatten(1), zz(2, 3, 4), pre_dispatch=True),
+    Case("unflatten", "aten.unflatten.int", lambda x: x.unflatten(1, (2, 2)), zz(3, 4), pre_dispatch=True),
+    Case("unsqueeze", "aten.unsqueeze.default", lambda x: x.unsqueeze(1), zz(3, 4)),
+    Case("squeeze", "aten.squeeze.default", lambda x: x.squeeze(), zz(3, 1, 4)),
+    Case("squeeze_dim", "aten.squeeze.dim", lambda x: x.squeeze(1), zz(3, 1, 4)),
+    Case("squeeze_dims", "aten.squeeze.dims", lambda x: x.squeeze((0, 2)), zz(1, 3, 1)),
+    Case("expand", "aten.expand.default", lambda x: x.expand(2, 3, 4), zz(3, 1)),
+    Case("permute", "aten.permute.default", lambda x: x.permute(2, 0, 1), zz(2, 3, 4)),
+    Case("transpose", "aten.transpose.int", lambda x: x.transpose(0, 2), zz(2, 3, 4)),
+    Case("t", "aten.t.default", lambda x: x.t(), zz(3, 4)),
+    Case("numpy_T", "aten.numpy_T.default", lambda x: x.T, zz(3, 4), pre_dispatch=True),
+    Case("slice", "aten.slice.Tensor", lambda x: x[:, 1:3], zz(3, 4)),
+    Case("select", "aten.select.int", lambda x: x[1], zz(3, 4)),
+    Case("narrow", "aten.narrow.default", lambda x: x.narrow(1, 1, 2), zz(3, 4), pre_dispatch=True),
+    Case("cat", "aten.cat.default", lambda a, b: torch.cat([a, b], 1), z2(3, 4)),
+    Case("cat_mixed", "aten.cat.default", lambda a, b: torch.cat([a, b], 0), zr(3, 4)),
+    Case("stack", "aten.stack.default", lambda a, b: torch.stack([a, b], 0), z2(3, 4)),
+    Case("split", "aten.split.Tensor", lambda x: [t * 1 for t in x.split(2, 1)], zz(3, 4)),
+    Case("split_sizes", "aten.split_with_sizes.default", lambda x: x.split([1, 3], 1), zz(3, 4)),
+    Case("chunk", "aten.chunk.default", lambda x: x.chunk(2, 0), zz(4, 3), pre_dispatch=True),
+    Case("unbind", "aten.unbind.int", lambda x: x.unbind(1), zz(3, 4)),
+    Case("clone", "aten.clone.default", lambda x: x.clone(), zz(3, 4)),
+    Case("alias", "aten.alias.default", lambda x: A.alias.default(x), zz(3, 4)),
+    Case("detach", "aten.detach.default", lambda x: x.detach(), zz(3, 4)),
+    Case("lift_fresh_copy", "aten.lift_fresh_copy.default", lambda x: x * torch.tensor([1 + 2j, 3 - 1j], dtype=x.dtype), zz(2)),
+    Case("flip", "aten.flip.default", lambda x: x.flip(1), zz(3, 4)),
+    Case("roll", "aten.roll.default", lambda x: x.roll(1, 1), zz(3, 4)),
+    Case("repeat", "aten.repeat.default", lambda x: x.repeat(2, 1), zz(3, 4)),
+    Case("movedim", "aten.movedim.int", lambda x: x.movedim(0, 2), zz(2, 3, 4), pre_dispatch=True),
+    Case("diagonal", "aten.diagonal.default", lambda x: x.diagonal() * 1, zz(4, 4)),
+    # reductions
+    Case("sum", "aten.sum.default", lambda x: x.sum(), zz(3, 4)),
+    Case("sum_dim", "aten.sum.dim_IntList", lambda x: x.sum(1, keepdim=True), zz(3, 4)),
+    Case("mean", "aten.mean.default", lambda x: x.mean(), zz(3, 4)),
+    Case("mean_dim", "aten.mean.dim", lambda x: x.mean((0, 1)), zz(3, 4, 2)),
+    Case("cumsum", "aten.cumsum.default", lambda x: x.cumsum(1), zz(3, 4)),
+    # conversions
+    Case("to_copy_precision", "aten._to_copy.default", lambda x: x.to(wider(x.dtype)), zz(3, 4)),
+    Case("to_copy_to_real", "aten._to_copy.default", lambda x: A._to_copy.default(x, dtype=x.real.dtype), zz(3, 4)),
+    Case("to_copy_from_real", "aten._to_copy.default", lambda x: x.to(torch.complex64) * 1, lambda dt: (r(dt, 3, 4),)),
+    Case("to_dtype", "aten.to.dtype", lambda x: x.to(wider(x.dtype)), zz(3, 4), pre_dispatch=True),
+    Case("to_dtype_layout", "aten.to.dtype_layout", lambda x: A.to.dtype_layout(x, dtype=wider(x.dtype), layout=torch.strided), zz(3), pre_dispatch=True),
+    Case("to_device", "aten.to.device", lambda x: x.to("cpu", wider(x.dtype)), zz(3), pre_dispatch=True),
+    Case("type_as", "aten.type_as.default", lambda a, b: a.type_as(b), lambda dt: (z(dt, 3), z(wider(dt), 3)), pre_dispatch=True),
+    # creation and selection
+    Case("zeros_like", "aten.zeros_like.default", lambda x: torch.zeros_like(x), zz(3, 4)),
+    Case("ones_like", "aten.ones_like.default", lambda x: torch.ones_like(x) + x, zz(3, 4)),
+    Case("full_like", "aten.full_like.default", lambda x: torch.full_like(x, 2 - 1j), zz(3, 4)),
+    Case("where", "aten.where.self", lambda a, b: torch.where(a.real > 0, a, b), z2(3, 4)),
+    Case("where_real_other", "aten.where.self", lambda a, b: torch.where(a.real > 0, a, b), zr(3, 4)),
+    # matrix products
+    Case("mm", "aten.mm.default", torch.mm, lambda dt: (z(dt, 3, 4), z(dt, 4, 5))),
+    Case("bmm", "aten.bmm.default", torch.bmm, lambda dt: (z(dt, 2, 3, 4), z(dt, 2, 4, 5))),
+    Case("matmul", "aten.matmul.default", torch.matmul, lambda dt: (z(dt, 2, 3, 4), z(dt, 4, 5)), pre_dispatch=True),
+    Case("mv", "aten.mv.default", torch.mv, lambda dt: (z(dt, 3, 4), z(dt, 4))),
+    Case("dot", "aten.dot.default", torch.dot, lambda dt: (z(dt, 4), z(dt, 4))),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=["c64", "c128"])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule_matches_eager(case: Case, dtype: torch.dtype) -> None:
+    args = case.args(dtype)
+    traced, lowered = check(case.fn, args, pre_dispatch=case.pre_dispatch)
+    assert case.op in traced_ops(traced), f"{case.name} did not exercise {case.op}: {sorted(traced_ops(traced))}"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in ("mul", "div", "exp", "matmul", "sum_dim")])
+def test_rule_truncate_double(case: Case) -> None:
+    _, lowered = check(case.fn, case.args(torch.complex128), pre_dispatch=case.pre_dispatch, truncate_double=True)
+    for node in lowered.graph.nodes:
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor) and val.is_floating_point():
+            assert val.dtype != torch.float64, node.format_node()
+
+
+def test_every_rule_has_a_case() -> None:
+    covered = set()
+    for case in CASES:
+        gm = make_fx(case.fn, pre_dispatch=case.pre_dispatch)(*case.args(torch.complex64))
+        covered |= traced_ops(gm)
+    missing = sorted(set(_core.rules()) - covered)
+    assert not missing, f"rules never exercised by a case: {missing}"
+
+
+def test_rule_table_is_in_c() -> None:
+    rules = _core.rules()
+    assert len(rules) == len(set(rules))
+    assert "aten.view_as_complex.default" in rules and "aten.mul.Tensor" in rules
+
+
+def test_lower_rejects_other_types() -> None:
+    with pytest.raises(TypeError):
+        realify.lower(lambda x: x)  # type: ignore[arg-type]
