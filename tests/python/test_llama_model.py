@@ -100,8 +100,8 @@ def test_apply_rotary_emb_matches_real_rotation():
     assert q.shape == xq.shape and k.shape == xk.shape
     assert q.dtype == xq.dtype
     pos = torch.arange(start, start + seqlen)
-    torch.testing.assert_close(q, _rotate_real(xq, pos, theta), rtol=0, atol=1e-5)
-    torch.testing.assert_close(k, _rotate_real(xk, pos, theta), rtol=0, atol=1e-5)
+    torch.testing.assert_close(q, _rotate_real(xq, pos, theta), rtol=0, atol=1e-6)
+    torch.testing.assert_close(k, _rotate_real(xk, pos, theta), rtol=0, atol=1e-6)
     # rotation preserves pair norms
     torch.testing.assert_close(q.norm(dim=-1), xq.norm(dim=-1), rtol=1e-6, atol=1e-6)
 
