@@ -106,18 +106,6 @@ def test_apply_rotary_emb_matches_real_rotation():
     torch.testing.assert_close(q.norm(dim=-1), xq.norm(dim=-1), rtol=1e-6, atol=1e-6)
 
 
-def test_apply_rotary_emb_matches_real_rotation_small_angles():
-    # small positions keep float32 angle error tiny, so 1e-6 is achievable
-    gen = torch.Generator().manual_seed(1)
-    xq = torch.randn(1, 3, 4, HEAD_DIM, generator=gen) * 0.5
-    xk = torch.randn(1, 3, 2, HEAD_DIM, generator=gen) * 0.5
-    freqs = precompute_freqs_cis(HEAD_DIM, 3, 10000.0)
-    q, k = apply_rotary_emb(xq, xk, freqs)
-    pos = torch.arange(3)
-    torch.testing.assert_close(q, _rotate_real(xq, pos, 10000.0), rtol=0, atol=1e-6)
-    torch.testing.assert_close(k, _rotate_real(xk, pos, 10000.0), rtol=0, atol=1e-6)
-
-
 def test_rope_scaling_matches_scalar_rule():
     dim = 128
     freqs = 1.0 / (500000.0 ** (torch.arange(0, dim, 2)[: dim // 2].float() / dim))
