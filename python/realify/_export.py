@@ -27,7 +27,7 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     specs: list[Any] = []
     any_dynamic = False
-    for p, a in zip(placeholders, flat_args):
+    for p, a in zip(placeholders, flat_args, strict=True):
         val = p.meta.get("val")
         if isinstance(a, torch.Tensor) and isinstance(val, torch.Tensor):
             dims = {i: torch.export.Dim.DYNAMIC for i, d in enumerate(val.shape) if not isinstance(d, int)}

@@ -60,6 +60,6 @@ def recompute_meta(gm: fx.GraphModule, orig_placeholders: list[fx.Node], sig: Si
     with mode:
         args = [real_view(v, packed[i]) if i in packed else v for i, v in enumerate(vals)]
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    for p, a in zip(placeholders, args):
+    for p, a in zip(placeholders, args, strict=True):
         p.meta["val"] = a
     _FakeProp(gm, mode).run(*args)

@@ -9,9 +9,9 @@ results, so callers keep using complex tensors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
+from typing import Any
 
 import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
@@ -74,7 +74,9 @@ def _resolve_inner(choice: str | InnerCompiler) -> tuple[str, InnerCompiler]:
     if callable(choice):
         return getattr(choice, "__name__", "callable"), choice
     if choice not in INNER_COMPILERS:
-        raise ValueError(f"unknown realify inner backend {choice!r}; pick one of {sorted(INNER_COMPILERS)} or a callable")
+        raise ValueError(
+            f"unknown realify inner backend {choice!r}; pick one of {sorted(INNER_COMPILERS)} or a callable"
+        )
     return choice, INNER_COMPILERS[choice]
 
 

@@ -119,7 +119,7 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> fx.GraphModule:
     graph = fx.Graph()
     graph._codegen = copy.deepcopy(gm.graph._codegen)
     rb = Rebuilder(graph, t.callables)
-    for decl, orig in zip(ir.inputs, t.placeholders):
+    for decl, orig in zip(ir.inputs, t.placeholders, strict=True):
         p = graph.placeholder(orig.name, type_expr=orig.type)
         p.meta = {k: v for k, v in orig.meta.items() if k != "val"}
         rb.env[decl.name] = p
@@ -150,7 +150,9 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
     sig = Signature()
     for i, d in enumerate(ir.inputs):
         if d.packed_from:
-            sig.inputs.append(Boundary(i, t.placeholders[i].name, DTYPES_BY_NAME[d.packed_from], DTYPES_BY_NAME[d.dtype]))
+            sig.inputs.append(
+                Boundary(i, t.placeholders[i].name, DTYPES_BY_NAME[d.packed_from], DTYPES_BY_NAME[d.dtype])
+            )
     for c in ir.consts:
         if c.decl.packed_from:
             sig.consts.append(

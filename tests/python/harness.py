@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+import realify
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
-
-import realify
 
 TOL = {
     torch.complex64: dict(rtol=1e-5, atol=1e-5),
@@ -42,7 +42,7 @@ def to_real(x: Any, truncate_double: bool = False) -> Any:
 def compare(out: Any, ref: Any, tol: dict[str, float]) -> None:
     outs, refs = pytree.tree_leaves(out), pytree.tree_leaves(ref)
     assert len(outs) == len(refs)
-    for o, r in zip(outs, refs):
+    for o, r in zip(outs, refs, strict=True):
         if isinstance(r, torch.Tensor) and r.is_complex():
             assert not o.is_complex()
             assert o.shape == r.shape + (2,), (o.shape, r.shape)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import realify
 import torch
 from harness import assert_real_only, check, to_real
-from torch.fx.experimental.proxy_tensor import make_fx
-
-import realify
 from realify.runtime import pack, unpack
+from torch.fx.experimental.proxy_tensor import make_fx
 
 
 def rope(xq: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+import realify
 import torch
 from harness import check, traced_ops
-from torch.fx.experimental.proxy_tensor import make_fx
-
-import realify
 from realify import _core
+from torch.fx.experimental.proxy_tensor import make_fx
 
 A = torch.ops.aten
 
@@ -61,7 +61,12 @@ def wider(dt: torch.dtype) -> torch.dtype:
 CASES = [
     # construction and parts
     Case("view_as_real", "aten.view_as_real.default", lambda x: torch.view_as_real(x) * 2, zz(3, 4)),
-    Case("view_as_complex", "aten.view_as_complex.default", lambda x: torch.view_as_complex(x), lambda dt: (r(dt, 3, 4, 2),)),
+    Case(
+        "view_as_complex",
+        "aten.view_as_complex.default",
+        lambda x: torch.view_as_complex(x),
+        lambda dt: (r(dt, 3, 4, 2),),
+    ),
     Case("polar", "aten.polar.default", lambda a, b: torch.polar(a.abs(), b), rr(5, 3)),
     Case("complex", "aten.complex.default", torch.complex, rr(4, 3)),
     Case("complex_broadcast", "aten.complex.default", torch.complex, lambda dt: (r(dt, 4, 1), r(dt, 1, 3))),
@@ -129,7 +134,12 @@ CASES = [
     Case("clone", "aten.clone.default", lambda x: x.clone(), zz(3, 4)),
     Case("alias", "aten.alias.default", lambda x: A.alias.default(x), zz(3, 4)),
     Case("detach", "aten.detach.default", lambda x: x.detach(), zz(3, 4)),
-    Case("lift_fresh_copy", "aten.lift_fresh_copy.default", lambda x: x * torch.tensor([1 + 2j, 3 - 1j], dtype=x.dtype), zz(2)),
+    Case(
+        "lift_fresh_copy",
+        "aten.lift_fresh_copy.default",
+        lambda x: x * torch.tensor([1 + 2j, 3 - 1j], dtype=x.dtype),
+        zz(2),
+    ),
     Case("flip", "aten.flip.default", lambda x: x.flip(1), zz(3, 4)),
     Case("roll", "aten.roll.default", lambda x: x.roll(1, 1), zz(3, 4)),
     Case("repeat", "aten.repeat.default", lambda x: x.repeat(2, 1), zz(3, 4)),
@@ -146,9 +156,21 @@ CASES = [
     Case("to_copy_to_real", "aten._to_copy.default", lambda x: A._to_copy.default(x, dtype=x.real.dtype), zz(3, 4)),
     Case("to_copy_from_real", "aten._to_copy.default", lambda x: x.to(torch.complex64) * 1, lambda dt: (r(dt, 3, 4),)),
     Case("to_dtype", "aten.to.dtype", lambda x: x.to(wider(x.dtype)), zz(3, 4), pre_dispatch=True),
-    Case("to_dtype_layout", "aten.to.dtype_layout", lambda x: A.to.dtype_layout(x, dtype=wider(x.dtype), layout=torch.strided), zz(3), pre_dispatch=True),
+    Case(
+        "to_dtype_layout",
+        "aten.to.dtype_layout",
+        lambda x: A.to.dtype_layout(x, dtype=wider(x.dtype), layout=torch.strided),
+        zz(3),
+        pre_dispatch=True,
+    ),
     Case("to_device", "aten.to.device", lambda x: x.to("cpu", wider(x.dtype)), zz(3), pre_dispatch=True),
-    Case("type_as", "aten.type_as.default", lambda a, b: a.type_as(b), lambda dt: (z(dt, 3), z(wider(dt), 3)), pre_dispatch=True),
+    Case(
+        "type_as",
+        "aten.type_as.default",
+        lambda a, b: a.type_as(b),
+        lambda dt: (z(dt, 3), z(wider(dt), 3)),
+        pre_dispatch=True,
+    ),
     # creation and selection
     Case("zeros_like", "aten.zeros_like.default", lambda x: torch.zeros_like(x), zz(3, 4)),
     Case("ones_like", "aten.ones_like.default", lambda x: torch.ones_like(x) + x, zz(3, 4)),
