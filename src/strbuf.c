@@ -38,12 +38,32 @@ void rf_sb_puts(rf_strbuf *sb, const char *s) {
     sb->len += n;
 }
 
+void rf_sb_put_int(rf_strbuf *sb, long long v) {
+    char buf[24];
+    int i = (int)sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        buf[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) buf[--i] = '-';
+    reserve(sb, sizeof buf - (size_t)i);
+    memcpy(sb->data + sb->len, buf + i, sizeof buf - (size_t)i);
+    sb->len += sizeof buf - (size_t)i;
+    sb->data[sb->len] = '\0';
+}
+
 void rf_sb_printf(rf_strbuf *sb, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t room = sb->cap - sb->len;
+    int n = vsnprintf(sb->data + sb->len, room, fmt, ap);
     va_end(ap);
     if (n < 0) return;
+    if ((size_t)n < room) { /* it fitted: the common case, one formatting pass */
+        sb->len += (size_t)n;
+        return;
+    }
     reserve(sb, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);

@@ -75,7 +75,7 @@ static void print_type(rf_strbuf *sb, const rf_value *v) {
         for (int i = 0; i < v->rank; i++) {
             if (i) rf_sb_puts(sb, ", ");
             if (!v->dims[i].sym)
-                rf_sb_printf(sb, "%lld", (long long)v->dims[i].size);
+                rf_sb_put_int(sb, (long long)v->dims[i].size);
             else if (is_plain_ident(v->dims[i].sym))
                 rf_sb_puts(sb, v->dims[i].sym);
             else
@@ -89,7 +89,7 @@ static void print_type(rf_strbuf *sb, const rf_value *v) {
 static void print_attr(rf_strbuf *sb, const rf_attr *a) {
     switch (a->kind) {
     case RF_A_NONE: rf_sb_puts(sb, "none"); break;
-    case RF_A_INT: rf_sb_printf(sb, "%lld", (long long)a->i); break;
+    case RF_A_INT: rf_sb_put_int(sb, (long long)a->i); break;
     case RF_A_BOOL: rf_sb_puts(sb, a->i ? "true" : "false"); break;
     case RF_A_FLOAT: print_double(sb, a->f); break;
     case RF_A_COMPLEX:
@@ -101,7 +101,10 @@ static void print_attr(rf_strbuf *sb, const rf_attr *a) {
         break;
     case RF_A_STR: print_string(sb, a->s); break;
     case RF_A_DTYPE: rf_sb_puts(sb, rf_dtype_name(a->dtype)); break;
-    case RF_A_VALUE: rf_sb_printf(sb, "%%%s", a->value->name); break;
+    case RF_A_VALUE:
+        rf_sb_putc(sb, '%');
+        rf_sb_puts(sb, a->value->name);
+        break;
     case RF_A_LIST:
         rf_sb_putc(sb, '[');
         for (size_t i = 0; i < a->n; i++) {
@@ -117,14 +120,19 @@ static void print_node(rf_strbuf *sb, const rf_node *n) {
     rf_sb_puts(sb, "  ");
     for (size_t i = 0; i < n->nouts; i++) {
         if (i) rf_sb_puts(sb, ", ");
-        rf_sb_printf(sb, "%%%s: ", n->outs[i]->name);
+        rf_sb_putc(sb, '%');
+        rf_sb_puts(sb, n->outs[i]->name);
+        rf_sb_puts(sb, ": ");
         print_type(sb, n->outs[i]);
     }
     if (n->nouts == 0) rf_sb_puts(sb, "()");
-    rf_sb_printf(sb, " = %s(", n->op);
+    rf_sb_puts(sb, " = ");
+    rf_sb_puts(sb, n->op);
+    rf_sb_putc(sb, '(');
     for (size_t i = 0; i < n->nargs; i++) {
         if (i) rf_sb_puts(sb, ", ");
-        rf_sb_printf(sb, "%s=", n->args[i].name);
+        rf_sb_puts(sb, n->args[i].name);
+        rf_sb_putc(sb, '=');
         print_attr(sb, &n->args[i].attr);
     }
     rf_sb_puts(sb, ")\n");
