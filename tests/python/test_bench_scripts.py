@@ -1,0 +1,34 @@
+"""Each benchmark script runs once in its --small CPU mode, so the scripts keep working (no timing assertions)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py"])
+def test_bench_script_small(script: str, tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--small", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    rows = json.loads(out.read_text())["results"]
+    assert rows
+    if script == "rope.py":
+        by = {r["variant"]: r for r in rows}
+        assert by["realify+inductor"]["max_abs_err"] < 1e-5
+        assert by["realify+inductor"]["kernels"] <= 2  # one kernel per rotated tensor (q and k)
+    elif script == "llama.py":
+        assert all(r["max_rel_err"] < 1e-4 for r in rows)
+    else:
+        assert all(r["core_nodes_per_s"] > 0 and r["ir_nodes"] > 0 for r in rows)
