@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|llama|fft|tp ...]
+set -u
+out=${1:?outdir}; shift
+python3 -m pip install -q --no-build-isolation --no-deps -e . > "$out/install.log" 2>&1 \
+  || python3 setup.py build_ext --inplace >> "$out/install.log" 2>&1
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+python3 -c "import torch, realify; print('torch', torch.__version__, torch.cuda.get_device_name(0), 'core', realify.core_version)"
+for step in "$@"; do
+  echo "=== $step"
+  case $step in
+    tests) python3 -m pytest -q -p no:cacheprovider tests/python --ignore=tests/python/test_bench_scripts.py 2>&1 | tail -25 ;;
+    rope) python3 bench/rope.py --json "$out/rope.json" 2>&1 | grep -v Warning ;;
+    llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
+    fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
+    tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
