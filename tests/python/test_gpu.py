@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from realify.backend import CompileEvent
 from realify.models import llama3
 from realify.runtime import unpack
 
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU; the CPU tests cover the same paths")
+pytestmark = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA GPU; the CPU tests cover the same paths"
+)
 
 TINY = llama3.ModelArgs(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=128, multiple_of=16, max_seq_len=32)
 
