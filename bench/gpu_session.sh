@@ -12,6 +12,7 @@ for step in "$@"; do
   case $step in
     tests) python3 -m pytest -q -p no:cacheprovider tests/python --ignore=tests/python/test_bench_scripts.py 2>&1 | tail -25 ;;
     rope) python3 bench/rope.py --json "$out/rope.json" 2>&1 | grep -v Warning ;;
+    ropecode) TORCH_LOGS=output_code python3 bench/rope.py --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
     tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;
