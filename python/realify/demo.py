@@ -1,10 +1,16 @@
-"""`make demo`: Llama 3 forward on CPU three ways, eager complex, realify+eager, realify+inductor."""
+"""`make demo`: Llama 3 forward on CPU three ways, eager complex, realify+eager, realify+inductor; then
+tensor-parallel greedy generation over 2 processes by default (torchrun, gloo) against single-process eager."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -72,6 +78,45 @@ def run_single(args: argparse.Namespace) -> None:
         print(f"  {name:<20} {first:>14.3f}  {best * 1e3:>11.2f}   {a:>11.3e}   {r:>11.3e}")
 
 
+TP_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llama3_tp.py"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_tp(args: argparse.Namespace) -> int:
+    """examples/llama3_tp.py under torchrun: TP over `args.tp` CPU processes (gloo); its rank 0 report is shown."""
+    if not TP_EXAMPLE.is_file():
+        print(f"\nTensor parallel: skipped, {TP_EXAMPLE} not found (realify is not installed from a checkout)")
+        return 0
+    cfg = DEFAULT
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={args.tp}"]
+    cmd += [f"--master-port={_free_port()}", str(TP_EXAMPLE), "--device=cpu", f"--inner={args.tp_inner}"]
+    cmd += [f"--dim={cfg.dim}", f"--n-layers={cfg.n_layers}", f"--n-heads={cfg.n_heads}"]
+    cmd += [f"--n-kv-heads={cfg.n_kv_heads}", f"--vocab={cfg.vocab_size}", f"--multiple-of={cfg.multiple_of}"]
+    cmd += [f"--max-seq-len={cfg.max_seq_len}", f"--batch={args.batch}", f"--seed={args.seed}"]
+    print(
+        f"\nTensor parallel, {args.tp} processes on CPU (gloo), greedy decoding with the KV cache, "
+        f"realify+{args.tp_inner} vs single-process eager:"
+    )
+    print(f"  torchrun --nproc-per-node {args.tp} examples/llama3_tp.py --device cpu --inner {args.tp_inner} ...")
+    sys.stdout.flush()
+    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), PYTHONUNBUFFERED="1")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        print(f"  {line}", end="", flush=True)
+    proc.wait()
+    if proc.returncode:
+        print(f"  torchrun failed with exit status {proc.returncode}", file=sys.stderr)
+    print(f"  (TP={args.tp} run took {time.perf_counter() - t0:.1f} s, process start-up included)")
+    return proc.returncode
+
+
 def _is_complex(node: torch.fx.Node) -> bool:
     val = node.meta.get("val")
     return isinstance(val, torch.Tensor) and val.is_complex()
@@ -82,9 +127,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batch", type=int, default=2)
     p.add_argument("--seq", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-tp", action="store_true", help="skip the tensor-parallel run")
+    p.add_argument("--tp", type=int, default=2, metavar="N", help="processes for the tensor-parallel run")
+    p.add_argument("--tp-inner", choices=["eager", "inductor"], default="eager", help="inner compiler for the TP run")
     args = p.parse_args(argv)
     torch.manual_seed(args.seed)
     run_single(args)
+    if not args.no_tp:
+        rc = run_tp(args)
+        if rc:
+            raise SystemExit(rc)
 
 
 if __name__ == "__main__":
