@@ -39,3 +39,7 @@ demo: $(STAMP)
 
 clean:
 	rm -rf build $(VENV) python/realify/*.so
+
+# OpInfo conformance: measures every complex64 OpInfo op and rewrites docs/op-coverage.md from that run.
+coverage: $(STAMP)
+	REALIFY_WRITE_COVERAGE=1 $(VENV)/bin/pytest -q tests/python/test_opinfo.py

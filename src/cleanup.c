@@ -127,6 +127,11 @@ void rf_cleanup(rf_graph *g) {
         g->nodes[m++] = g->nodes[i];
     }
     g->nnodes = m;
+    /* Inline "data" constants (made by the lowering) that nothing uses any more. */
+    size_t kc = 0;
+    for (size_t i = 0; i < g->nconsts; i++)
+        if (!g->consts[i]->const_data || live[g->consts[i]->id]) g->consts[kc++] = g->consts[i];
+    g->nconsts = kc;
     free(keep);
     free(fwd);
     free(live);

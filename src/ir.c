@@ -112,6 +112,11 @@ int rf_dtype_is_complex(rf_dtype dt) { return dt == RF_DT_C32 || dt == RF_DT_C64
 int rf_dtype_is_tensor(rf_dtype dt) { return dt <= RF_DT_C128; }
 int rf_dtype_is_floating(rf_dtype dt) { return dt >= RF_DT_F16 && dt <= RF_DT_F64; }
 
+size_t rf_dtype_size(rf_dtype dt) {
+    static const unsigned char sizes[RF_DT_COUNT] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 4, 8, 16, 0, 0, 0, 0};
+    return dt < RF_DT_COUNT ? sizes[dt] : 0;
+}
+
 rf_dtype rf_dtype_component(rf_dtype dt, int truncate_double) {
     switch (dt) {
     case RF_DT_C32: return RF_DT_F16;

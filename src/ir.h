@@ -24,6 +24,8 @@ int rf_dtype_parse(const char *s, size_t len, rf_dtype *out);
 int rf_dtype_is_complex(rf_dtype dt);
 int rf_dtype_is_tensor(rf_dtype dt);
 int rf_dtype_is_floating(rf_dtype dt);
+/* Bytes per element of a tensor dtype (0 for non-tensor dtypes). */
+size_t rf_dtype_size(rf_dtype dt);
 /* The real component dtype of a complex dtype; the dtype itself otherwise. */
 rf_dtype rf_dtype_component(rf_dtype dt, int truncate_double);
 /* The complex dtype whose component is `dt` (float32 -> complex64). */
@@ -48,6 +50,10 @@ typedef struct rf_value {
     const char *const_target; /* attribute path of a constant, else NULL */
     const char *const_kind;   /* "param", "buffer" or "constant" */
     rf_dtype packed_from;     /* complex dtype this real [...,2] value carries, or RF_DT_COUNT */
+    /* Constants of kind "data" carry their elements inline: little-endian bytes
+     * in the dtype's layout, row-major (rf_b_constant makes them). */
+    const unsigned char *const_data;
+    size_t const_nbytes;
 } rf_value;
 
 typedef enum rf_attr_kind {

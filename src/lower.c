@@ -208,6 +208,12 @@ static rf_value *copy_boundary(rf_lowering *L, const rf_value *v, int is_const) 
     }
     rf_value *nv = is_const ? rf_graph_add_const(L->out, v->name, dt, rank, dims, v->const_target, v->const_kind)
                             : rf_graph_add_input(L->out, v->name, dt, rank, dims);
+    if (is_const && v->const_data) { /* an inline "data" constant (real): copy its bytes */
+        unsigned char *data = rf_alloc(L->out, v->const_nbytes);
+        memcpy(data, v->const_data, v->const_nbytes);
+        nv->const_data = data;
+        nv->const_nbytes = v->const_nbytes;
+    }
     if (packed) {
         nv->packed_from = v->dtype;
         L->cx_map[v->id].packed = nv;
@@ -277,7 +283,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     for (size_t i = 0; i < in->nnodes && !L.failed; i++) {
         const rf_node *n = in->nodes[i];
         L.cur = n;
-        if (!rf_node_touches_complex(n)) {
+        if (!rf_node_touches_complex(n) && !rf_rule_real_too(n->op)) {
             copy_node(&L, n);
             continue;
         }

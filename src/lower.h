@@ -79,6 +79,17 @@ rf_value *rf_b_materialize(rf_lowering *L, rf_rv x, rf_value *like);
 rf_node *rf_b_node(rf_lowering *L, const char *op, size_t nargs, const rf_arg *args, size_t nouts,
                    const rf_value *const *like, rf_dtype dt, const char *suffix);
 
+/* A node `op` with args already in the new graph and one output of dtype dt
+ * and the given shape (dims may be NULL when rank <= 0). */
+rf_value *rf_b_op(rf_lowering *L, const char *op, size_t nargs, const rf_arg *args, rf_dtype dt, int rank,
+                  const rf_dim *dims, const char *suffix);
+/* A constant tensor of the new graph: `data` (row-major, numel = prod dims) is
+ * given in double precision and stored in dtype dt. Identical constants (same
+ * dtype, shape and bytes) are made once. The Python side turns it into a
+ * registered buffer; its attribute path is "realify_constants.<name>". */
+rf_value *rf_b_constant(rf_lowering *L, const char *hint, rf_dtype dt, int rank, const int64_t *dims,
+                        const double *data);
+
 /* Complex arithmetic on operands */
 rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b);
@@ -108,5 +119,9 @@ rf_status rf_lower_componentwise(rf_lowering *L, const rf_node *n);
 
 /* Rule table */
 rf_rule_fn rf_rule_lookup(const char *op);
+/* The op computes with complex numbers even when all its operands and results
+ * are real (irfft of a real tensor, stft with return_complex=False), so its rule
+ * runs even when the node shows no complex value. */
+int rf_rule_real_too(const char *op);
 
 #endif

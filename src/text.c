@@ -8,7 +8,13 @@
  *   }
  *
  * A `!c64` after a type or an output marks a real [..., 2] value that carries a
- * complex64 tensor in view_as_real layout. */
+ * complex64 tensor in view_as_real layout.
+ *
+ * Constants the lowering makes (DFT matrices, twiddles) carry their elements
+ * inline as hex of their little-endian bytes, row-major:
+ *
+ *     const %dft4_cos: f32[2] = data "realify_constants.dft4_cos" "0000803f00000000"
+ */
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -63,6 +69,23 @@ static void print_double(rf_strbuf *sb, double d) {
     }
     rf_sb_puts(sb, buf);
     if (!strpbrk(buf, ".eEn")) rf_sb_puts(sb, ".0");
+}
+
+/* Inline constant data: ' "hex"', two lowercase hex digits per byte. */
+static void print_hex(rf_strbuf *sb, const unsigned char *data, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    char chunk[513];
+    rf_sb_puts(sb, " \"");
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; i < n && k < sizeof chunk - 1; i++) {
+            chunk[k++] = digits[data[i] >> 4];
+            chunk[k++] = digits[data[i] & 15];
+        }
+        chunk[k] = '\0';
+        rf_sb_puts(sb, chunk);
+    }
+    rf_sb_putc(sb, '"');
 }
 
 static void print_type(rf_strbuf *sb, const rf_value *v) {
@@ -153,6 +176,7 @@ char *rf_print(const rf_graph *g) {
         print_type(&sb, c);
         rf_sb_printf(&sb, " = %s ", c->const_kind);
         print_string(&sb, c->const_target);
+        if (c->const_data) print_hex(&sb, c->const_data, c->const_nbytes);
         rf_sb_putc(&sb, '\n');
     }
     for (size_t i = 0; i < g->nnodes; i++) print_node(&sb, g->nodes[i]);
@@ -525,6 +549,51 @@ static int parse_attr(parser *ps, rf_attr *a) {
     return 0;
 }
 
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The hex string of a "data" constant; its length must match the static shape. */
+static int parse_const_data(parser *ps, rf_value *v) {
+    skip_ws(ps);
+    if (*ps->p != '"') {
+        perr(ps, "expected the hex data of constant %%%s", v->name);
+        return 0;
+    }
+    const char *s = ++ps->p, *e = s;
+    while (hex_digit(*e) >= 0) e++;
+    if (*e != '"' || (e - s) % 2) {
+        perr(ps, "malformed hex data of constant %%%s", v->name);
+        return 0;
+    }
+    size_t nbytes = (size_t)(e - s) / 2, numel = 1;
+    if (!rf_dtype_is_tensor(v->dtype) || v->rank < 0) {
+        perr(ps, "data constant %%%s needs a tensor type with a known shape", v->name);
+        return 0;
+    }
+    for (int i = 0; i < v->rank; i++) {
+        if (v->dims[i].sym || v->dims[i].size < 0) {
+            perr(ps, "data constant %%%s needs a static shape", v->name);
+            return 0;
+        }
+        numel *= (size_t)v->dims[i].size;
+    }
+    if (nbytes != numel * rf_dtype_size(v->dtype)) {
+        perr(ps, "constant %%%s has %zu bytes of data, its type needs %zu", v->name, nbytes,
+             numel * rf_dtype_size(v->dtype));
+        return 0;
+    }
+    unsigned char *data = rf_alloc(ps->g, nbytes);
+    for (size_t i = 0; i < nbytes; i++) data[i] = (unsigned char)(hex_digit(s[2 * i]) * 16 + hex_digit(s[2 * i + 1]));
+    v->const_data = data;
+    v->const_nbytes = nbytes;
+    ps->p = e + 1;
+    return 1;
+}
+
 static int define(parser *ps, rf_value *v) {
     if (map_get(&ps->names, v->name)) {
         perr(ps, "value %%%s defined twice", v->name);
@@ -565,6 +634,7 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
         const char *target = parse_string(ps);
         if (!target) return NULL;
         v = rf_graph_add_const(ps->g, name, dt, rank, dims, target, kind);
+        if (strcmp(kind, "data") == 0 && !parse_const_data(ps, v)) return NULL;
     } else if (is_input) {
         v = rf_graph_add_input(ps->g, name, dt, rank, dims);
     } else {

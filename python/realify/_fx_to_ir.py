@@ -179,6 +179,8 @@ class _Translator:
         if isinstance(val, (list, tuple)):
             vals = list(val)
             self.multi.add(node)
+        elif val is None and isinstance(target, torch._ops.OpOverload) and not target._schema.returns:
+            vals = []  # an op that returns nothing (a check such as _linalg_check_errors)
         elif val is None and "val" not in node.meta:
             raise GraphCaptureError(
                 f"node {node.name} has no meta['val']; capture the graph with torch.export, make_fx or aot_autograd"

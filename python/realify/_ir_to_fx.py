@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import operator
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 import torch.fx as fx
+from torch._subclasses.fake_tensor import unset_fake_temporarily
 
 from ._fx_to_ir import DTYPES_BY_NAME, TAGS
 
@@ -34,6 +36,7 @@ class Decl:
     name: str
     dtype: str
     packed_from: str | None = None
+    shape: list[int | str] | None = None  # None: unknown rank; str: a symbolic size
 
 
 @dataclass
@@ -48,6 +51,7 @@ class IRConst:
     decl: Decl
     kind: str
     target: str
+    data: str | None = None  # kind "data": the elements as hex of their little-endian bytes
 
 
 @dataclass
@@ -97,11 +101,20 @@ class _Line:
         assert kind == "value", name
         self.expect(":")
         _, dtype = self.take()
+        shape: list[int | str] | None = []
         if self.accept("["):
             while not self.accept("]"):
-                self.take()
+                kind, text = self.take()
+                if text == "?":
+                    shape = None
+                elif kind == "number":
+                    assert shape is not None
+                    shape.append(int(text))
+                elif kind in ("word", "string"):
+                    assert shape is not None
+                    shape.append(_unquote(text) if kind == "string" else text)
         packed = self.take()[1] if self.accept("!") else None
-        return Decl(name[1:], dtype, packed)
+        return Decl(name[1:], dtype, packed, shape)
 
     def attr(self) -> Any:
         kind, text = self.take()
@@ -169,7 +182,8 @@ def parse_ir(text: str) -> IRGraph:
             ln.expect("=")
             kind = ln.take()[1]
             target = _unquote(ln.take()[1])
-            g.consts.append(IRConst(d, kind, target))
+            data = ln.take()[1][1:-1] if kind == "data" else None
+            g.consts.append(IRConst(d, kind, target, data))
         elif head[1] == "output":
             ln.take()
             ln.expect("(")
@@ -203,6 +217,20 @@ def parse_ir(text: str) -> IRGraph:
                     ln.expect(",")
             g.nodes.append(IRNode(outs, op, args))
     return g
+
+
+def const_tensor(c: IRConst, device: torch.device | None = None) -> torch.Tensor:
+    """The tensor of an inline "data" constant: its bytes, read in its dtype and shape."""
+    assert c.data is not None and c.decl.shape is not None
+    dtype = DTYPES_BY_NAME[c.decl.dtype]
+    shape = [int(d) for d in c.decl.shape]
+    data = bytearray.fromhex(c.data)
+    with unset_fake_temporarily():  # a real tensor, also while a compiler's fake mode is active
+        raw = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+        if sys.byteorder != "little":
+            raw = raw.view(-1, dtype.itemsize).flip(1).reshape(-1)
+        t = raw.view(dtype).reshape(shape)
+        return t.to(device) if device is not None else t
 
 
 def resolve_target(op: str, callables: dict[str, Any]) -> Any:

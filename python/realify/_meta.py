@@ -9,6 +9,7 @@ import torch
 import torch.fx as fx
 from torch._guards import detect_fake_mode
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from ._fx_to_ir import fetch_attr
 
@@ -52,8 +53,11 @@ def recompute_meta(gm: fx.GraphModule, orig_placeholders: list[fx.Node], sig: Si
         mode = detect_fake_mode(vals)
     except AssertionError:  # make_fx in real mode gives every input a fake mode of its own
         mode = None
+    if mode is not None and mode.shape_env is None:
+        mode = None  # static shapes: a fresh mode with a shape environment computes the same metadata
     if mode is None:
-        mode = FakeTensorMode()
+        # A shape environment lets data-dependent ops (nonzero, masked_select) get unbacked sizes.
+        mode = FakeTensorMode(shape_env=ShapeEnv())
         with mode:
             vals = [_fresh_fake(v) if isinstance(v, torch.Tensor) else v for v in vals]
     packed = {b.position: b.real_dtype for b in sig.inputs}

@@ -13,7 +13,7 @@ from torch.utils import _pytree as pytree
 
 from . import _core
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
-from ._ir_to_fx import IRGraph, Rebuilder, parse_ir
+from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
 from .errors import ComplexDtypeRemainsError, RealifyError, UnsupportedOpError, user_source_line
 
@@ -115,6 +115,15 @@ def _source_node(name: str, t: Translation) -> fx.Node | None:
         name = name.rsplit("_", 1)[0]
 
 
+def _graph_device(gm: fx.GraphModule, t: Translation) -> torch.device:
+    """Where the core's constants go: the device of the graph's first tensor input or constant."""
+    vals = [p.meta.get("val") for p in t.placeholders] + [fetch_attr(gm, c.target) for c in t.consts]
+    for val in vals:
+        if isinstance(val, torch.Tensor) and val.device.type != "meta":
+            return val.device
+    return torch.device("cpu")
+
+
 def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> fx.GraphModule:
     graph = fx.Graph()
     graph._codegen = copy.deepcopy(gm.graph._codegen)
@@ -124,7 +133,12 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> fx.GraphModule:
         p.meta = {k: v for k, v in orig.meta.items() if k != "val"}
         rb.env[decl.name] = p
     root = torch.nn.Module()
+    device = _graph_device(gm, t)
     for c in ir.consts:
+        if c.data is not None:  # a constant the C core made (DFT matrices, twiddles): a buffer
+            _install(root, c.target, const_tensor(c, device), "buffer")
+            rb.env[c.decl.name] = graph.get_attr(c.target)
+            continue
         value = fetch_attr(gm, c.target)
         if c.decl.packed_from is not None:
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])

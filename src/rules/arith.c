@@ -1,4 +1,5 @@
 /* Elementwise complex arithmetic and the elementary functions. */
+#include "../cxmath.h"
 #include "rules.h"
 
 /* alpha * x, skipping the multiply when alpha is absent or 1. */
@@ -40,7 +41,7 @@ static rf_status divide(rf_lowering *L, const rf_node *n) {
     if (mode && mode->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a rounding mode is not defined for complex", n->op);
     rf_dtype w = rf_work_dtype(L, n);
-    rf_set_cx(L, n->outs[0], rf_cx_div(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
+    rf_set_cx(L, n->outs[0], rf_cx_div_c10(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;
 }
 
@@ -50,10 +51,7 @@ static rf_status neg(rf_lowering *L, const rf_node *n) {
 }
 
 static rf_status reciprocal(rf_lowering *L, const rf_node *n) {
-    rf_cx one = {0};
-    one.re = rf_num(1.0);
-    one.im_zero = 1;
-    rf_set_cx(L, n->outs[0], rf_cx_div(L, one, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
+    rf_set_cx(L, n->outs[0], rf_cx_reciprocal(L, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
     return RF_OK;
 }
 
@@ -75,21 +73,6 @@ static rf_status angle(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
-static rf_status exponential(rf_lowering *L, const rf_node *n) {
-    rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
-    rf_cx r = {0};
-    rf_value *e = rf_b_unary(L, "aten.exp.default", z.re.v);
-    if (z.im_zero) {
-        r.re = rf_val(e);
-        r.im_zero = 1;
-    } else {
-        r.re = rf_b_mul(L, rf_val(e), rf_val(rf_b_unary(L, "aten.cos.default", z.im.v)));
-        r.im = rf_b_mul(L, rf_val(e), rf_val(rf_b_unary(L, "aten.sin.default", z.im.v)));
-    }
-    rf_set_cx(L, n->outs[0], r);
-    return RF_OK;
-}
-
 const rf_rule_entry rf_rules_arith[] = {
     {"aten.add.Tensor", add},
     {"aten.add.Scalar", add},
@@ -106,6 +89,5 @@ const rf_rule_entry rf_rules_arith[] = {
     {"aten.reciprocal.default", reciprocal},
     {"aten.abs.default", absolute},
     {"aten.angle.default", angle},
-    {"aten.exp.default", exponential},
     {NULL, NULL},
 };

@@ -16,5 +16,16 @@ extern const rf_rule_entry rf_rules_reduce[];
 extern const rf_rule_entry rf_rules_convert[];
 extern const rf_rule_entry rf_rules_creation[];
 extern const rf_rule_entry rf_rules_linalg[];
+extern const rf_rule_entry rf_rules_fft[];
+extern const rf_rule_entry rf_rules_fft_ops[];
+extern const rf_rule_entry rf_rules_unary[];
+extern const rf_rule_entry rf_rules_power[];
+extern const rf_rule_entry rf_rules_compare[];
+extern const rf_rule_entry rf_rules_products[];
+extern const rf_rule_entry rf_rules_movement[];
+extern const rf_rule_entry rf_rules_factory[];
+
+/* NULL-terminated lists of ops whose rule runs on all-real nodes too (see rf_rule_real_too). */
+extern const char *const rf_fft_real_too[];
 
 #endif

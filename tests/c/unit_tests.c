@@ -1,8 +1,10 @@
 /* Unit tests of the C core. Prints "N passed, N failed" as its last line. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft_plan.h"
 #include "ir.h"
 #include "realify.h"
 
@@ -183,7 +185,147 @@ static void test_rule_table(void) {
     CHECK(rf_rule_name(n) == NULL);
 }
 
+/* ---- FFT plans and inline constants ---- */
+
+static int64_t largest_prime(int64_t n) {
+    int64_t best = 1;
+    for (int64_t p = 2; p * p <= n; p++)
+        while (n % p == 0) best = p, n /= p;
+    return n > 1 ? n : best;
+}
+
+/* Every length to 4096 and a set of larger ones: the factors multiply to the
+ * length, none exceeds RF_FFT_MAX_RADIX, and Bluestein is used exactly for
+ * lengths with a prime factor above it, with a power-of-two m >= 2n - 1. */
+static void test_fft_plans(void) {
+    static const int64_t big[] = {8192, 30030, 44100, 48000, 59049, 62500, 65536, 65537, 1 << 20, 1000003};
+    int bad = 0;
+    for (int64_t i = 1; i <= 4096 + (int64_t)(sizeof big / sizeof big[0]); i++) {
+        int64_t n = i <= 4096 ? i : big[i - 4097];
+        rf_fft_plan p;
+        if (rf_fft_plan_make(n, &p) != 0) {
+            bad++;
+            continue;
+        }
+        int64_t prod = 1;
+        for (int k = 0; k < p.nfactors; k++) prod *= p.factors[k];
+        int bluestein = largest_prime(n) > RF_FFT_MAX_RADIX;
+        if (prod != (p.m ? p.m : n) || rf_fft_plan_max_radix(&p) > RF_FFT_MAX_RADIX || (p.m != 0) != bluestein ||
+            (p.m && (p.m < 2 * n - 1 || (p.m & (p.m - 1)) || p.m >= 4 * n)) || (n <= 64 && !rf_fft_plan_is_direct(&p))) {
+            char buf[128];
+            rf_fft_plan_format(&p, buf, sizeof buf);
+            fprintf(stderr, "bad plan %s\n", buf);
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+    rf_fft_plan p;
+    char buf[128];
+    CHECK(rf_fft_plan_make(0, &p) == -1);
+    CHECK(rf_fft_plan_make(64, &p) == 0 && rf_fft_plan_is_direct(&p));
+    rf_fft_plan_format(&p, buf, sizeof buf);
+    CHECK(strcmp(buf, "64: direct") == 0);
+    CHECK(rf_fft_plan_make(4096, &p) == 0);
+    rf_fft_plan_format(&p, buf, sizeof buf);
+    CHECK(strcmp(buf, "4096: 64x64") == 0);
+    CHECK(rf_fft_plan_make(257, &p) == 0 && p.m == 1024);
+    rf_fft_plan_format(&p, buf, sizeof buf);
+    CHECK(strncmp(buf, "257: bluestein 1024 = ", 22) == 0);
+    /* cost grows like n * (sum of factors), not n^2 */
+    CHECK(rf_fft_plan_make(65536, &p) == 0 && p.nfactors >= 2);
+    int64_t sum = 0;
+    for (int k = 0; k < p.nfactors; k++) sum += p.factors[k];
+    CHECK(sum <= 512);
+}
+
+static void test_fft_constants(void) {
+    double c, s, err = 0;
+    for (int64_t n = 1; n <= 64; n++)
+        for (int64_t k = -n; k <= 2 * n; k++) {
+            rf_fft_unit_root(k, n, &c, &s); /* against long double on the reduced angle */
+            long double a = 2 * 3.14159265358979323846264338327950288L * (long double)(((k % n) + n) % n) / n;
+            err = fmax(err, (double)fmaxl(fabsl(c - cosl(a)), fabsl(s - sinl(a))));
+        }
+    CHECK(err < 2.5e-16); /* about 2 ulp */
+    rf_fft_unit_root(1, 4, &c, &s); /* exact at the quarter turns */
+    CHECK(c == 0.0 && s == 1.0);
+    rf_fft_unit_root(3, 12, &c, &s);
+    CHECK(c == 0.0 && s == 1.0);
+    rf_fft_unit_root(6, 12, &c, &s);
+    CHECK(c == -1.0 && s == 0.0);
+    /* Bluestein: the circular convolution with the kernel reproduces the DFT */
+    enum { N = 5, M = 16 };
+    double kr[M], ki[M], wr[N], wi[N], xr[N], xi[N];
+    CHECK(rf_fft_bluestein_kernel(N, M, -1, kr, ki) == 0);
+    CHECK(rf_fft_bluestein_kernel(N, 8, -1, kr, ki) == -1); /* m < 2n - 1 */
+    rf_fft_bluestein_chirp(N, -1, wr, wi);
+    for (int j = 0; j < N; j++) xr[j] = 1.0 + j, xi[j] = 0.5 - j * j;
+    double max_err = 0;
+    for (int k = 0; k < N; k++) {
+        /* direct DFT */
+        double dr = 0, di = 0;
+        for (int j = 0; j < N; j++) {
+            rf_fft_unit_root(-(int64_t)j * k, N, &c, &s);
+            dr += xr[j] * c - xi[j] * s;
+            di += xr[j] * s + xi[j] * c;
+        }
+        /* conv[k] = sum_l a[l] b[k - l mod M], b = IDFT_M(kernel * M) */
+        double cr = 0, ci = 0;
+        for (int l = 0; l < N; l++) {
+            double ar = xr[l] * wr[l] - xi[l] * wi[l], ai = xr[l] * wi[l] + xi[l] * wr[l];
+            int idx = ((k - l) % M + M) % M;
+            double br = 0, bi = 0; /* b[idx] = sum_f kernel[f] exp(2 pi i f idx / M) */
+            for (int f = 0; f < M; f++) {
+                rf_fft_unit_root((int64_t)f * idx, M, &c, &s);
+                br += kr[f] * c - ki[f] * s;
+                bi += kr[f] * s + ki[f] * c;
+            }
+            cr += ar * br - ai * bi;
+            ci += ar * bi + ai * br;
+        }
+        double yr = cr * wr[k] - ci * wi[k], yi = cr * wi[k] + ci * wr[k];
+        max_err = fmax(max_err, hypot(yr - dr, yi - di));
+    }
+    CHECK(max_err < 1e-12);
+}
+
+static const char *DATA_CONST =
+    "graph {\n"
+    "  input %x: f32[3, 2]\n"
+    "  const %k: f32[2, 2] = data \"realify_constants.k\" \"0000803f000000000000000000000040\"\n"
+    "  const %h: f16[3] = data \"realify_constants.h\" \"003c00c0007c\"\n"
+    "  %y: f32[3, 2] = aten.matmul.default(self=%x, other=%k)\n"
+    "  output (%y)\n"
+    "}\n";
+
+static void test_data_constants(void) {
+    rf_graph *g = parse_ok(DATA_CONST);
+    if (!g) return;
+    char *s = rf_print(g);
+    CHECK(strcmp(s, DATA_CONST) == 0);
+    CHECK(g->consts[0]->const_nbytes == 16 && g->consts[0]->const_data[3] == 0x3f);
+    CHECK(g->consts[1]->const_nbytes == 6);
+    rf_string_free(s);
+    rf_graph *out = NULL;
+    rf_error err = {0};
+    CHECK(rf_lower(g, NULL, &out, &err) == RF_OK); /* a real graph: the data constant is carried over */
+    if (out) {
+        s = rf_print(out);
+        CHECK(strstr(s, "= data \"realify_constants.k\" \"0000803f000000000000000000000040\"") != NULL);
+        CHECK(strstr(s, "realify_constants.h") == NULL); /* unused: dropped by cleanup */
+        rf_string_free(s);
+        rf_graph_free(out);
+    }
+    rf_graph_free(g);
+    expect_parse_error("graph {\n  const %k: f32[2] = data \"k\" \"0000803f\"\n  output (%k)\n}\n", 2, "needs 8");
+    expect_parse_error("graph {\n  const %k: f32[s0] = data \"k\" \"\"\n  output (%k)\n}\n", 2, "static shape");
+    expect_parse_error("graph {\n  const %k: f32[1] = data \"k\" \"0000803g\"\n  output (%k)\n}\n", 2, "malformed");
+}
+
 int main(void) {
+    test_fft_plans();
+    test_fft_constants();
+    test_data_constants();
     test_roundtrip();
     test_parse_errors();
     test_lower_rope();

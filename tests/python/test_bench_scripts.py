@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py"])
+@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py", "fft.py"])
 def test_bench_script_small(script: str, tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     proc = subprocess.run(
@@ -30,5 +30,9 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         assert by["realify+inductor"]["kernels"] <= 2  # one kernel per rotated tensor (q and k)
     elif script == "llama.py":
         assert all(r["max_rel_err"] < 1e-4 for r in rows)
+    elif script == "fft.py":
+        realify_rows = [r for r in rows if r["impl"].startswith("realify")]
+        assert {r["impl"] for r in realify_rows} == {"realify+eager", "realify+inductor"}
+        assert all(r["max_rel_err"] < 1e-4 for r in realify_rows)
     else:
         assert all(r["core_nodes_per_s"] > 0 and r["ir_nodes"] > 0 for r in rows)

@@ -1,0 +1,178 @@
+/* The other complex elementary functions, as formulas over real ops and the
+ * exact building blocks of cxmath.c. Real inputs (im_zero) take the real
+ * function where C99 gives a zero imaginary part; the inverse functions work
+ * on an explicit +0 imaginary part so branch cuts follow its sign. */
+#include <math.h>
+
+#include "cxmath.h"
+#include "realops.h"
+
+#define HALF_PI 1.57079632679489661923
+
+static rf_rv fn(rf_lowering *L, const char *op, rf_rv x) { return rf_b_fn(L, op, x); }
+static rf_rv add(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_add(L, x, y); }
+static rf_rv sub(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_sub(L, x, y); }
+static rf_rv mul(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_mul(L, x, y); }
+
+rf_cx rf_cx_scale_parts(rf_lowering *L, rf_cx z, double s) { return rf_cx_scale(L, z, rf_num(s)); }
+
+/* z with its imaginary part as a tensor (+0 when it was absent). */
+static rf_cx explicit_im(rf_lowering *L, rf_cx z) {
+    if (!z.im_zero) return z;
+    return rf_cx_make(z.re, rf_val(rf_cx_im_value(L, z)));
+}
+
+/* i z = -y + i x */
+static rf_cx times_i(rf_lowering *L, rf_cx z) { return rf_cx_make(rf_b_neg(L, z.im), z.re); }
+/* -i w = w.im - i w.re */
+static rf_cx times_minus_i(rf_lowering *L, rf_cx w) { return rf_cx_make(rf_cx_im(w), rf_b_neg(L, w.re)); }
+
+/* log1p as c10 computes it outside the CPU kernels: accurate near 0 without
+ * cancellation, log|1 + z| from hypot elsewhere. */
+rf_cx rf_cx_log1p(rf_lowering *L, rf_cx z) {
+    rf_rv x = z.re;
+    if (z.im_zero) {
+        /* log1p(x + i0) = log1p(x) + i atan2(0, 1 + x) */
+        rf_rv xp1 = add(L, x, rf_num(1.0));
+        rf_rv im = rf_b_fn2(L, "aten.atan2.default", rf_num(0.0), xp1);
+        return rf_cx_make(fn(L, "aten.log1p.default", x), im);
+    }
+    rf_rv y = z.im;
+    rf_rv xp1 = add(L, x, rf_num(1.0));
+    rf_rv theta = rf_b_fn2(L, "aten.atan2.default", y, xp1);
+    rf_rv zabs = rf_b_fn2(L, "aten.hypot.default", x, y);
+    rf_rv xx = mul(L, x, add(L, x, rf_num(2.0)));
+    rf_rv r = add(L, xx, mul(L, y, y));
+    rf_rv near = mul(L, fn(L, "aten.log1p.default", r), rf_num(0.5));
+    near = rf_b_where(L, rf_b_cmp(L, "eq", r, rf_num(0.0)), x, near);
+    rf_rv far = fn(L, "aten.log.default", rf_b_fn2(L, "aten.hypot.default", xp1, y));
+    rf_rv re = rf_b_where(L, rf_b_cmp(L, "lt", zabs, rf_num(0.5)), near, far);
+    return rf_cx_make(re, theta);
+}
+
+/* c10's expm1: (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y */
+rf_cx rf_cx_expm1(rf_lowering *L, rf_cx z) {
+    rf_rv x = z.re;
+    if (z.im_zero) { /* exp(x) sin(0): zero, or NaN where exp(x) is infinite or NaN */
+        rf_rv re = fn(L, "aten.expm1.default", x);
+        return rf_cx_make(re, mul(L, fn(L, "aten.exp.default", x), rf_num(0.0)));
+    }
+    rf_rv y = z.im;
+    rf_rv a = fn(L, "aten.sin.default", mul(L, y, rf_num(0.5)));
+    rf_rv em1 = fn(L, "aten.expm1.default", x);
+    rf_rv first = mul(L, em1, fn(L, "aten.cos.default", y));
+    rf_rv re = sub(L, first, mul(L, mul(L, a, a), rf_num(2.0)));
+    rf_rv ex = fn(L, "aten.exp.default", x);
+    rf_rv im = mul(L, ex, fn(L, "aten.sin.default", y));
+    return rf_cx_make(re, im);
+}
+
+/* f(x) g(y) + i h(x) k(y), the shape of sin, cos, sinh and cosh. */
+static rf_cx sep(rf_lowering *L, rf_cx z, const char *f, const char *g, const char *h, const char *k, double sign) {
+    if (z.im_zero) return rf_cx_real(fn(L, f, z.re));
+    rf_rv fx = fn(L, f, z.re);
+    rf_rv re = mul(L, fx, fn(L, g, z.im));
+    rf_rv hx = fn(L, h, z.re);
+    rf_rv im = mul(L, mul(L, hx, fn(L, k, z.im)), rf_num(sign));
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_sin(rf_lowering *L, rf_cx z) {
+    return sep(L, z, "aten.sin.default", "aten.cosh.default", "aten.cos.default", "aten.sinh.default", 1.0);
+}
+
+rf_cx rf_cx_cos(rf_lowering *L, rf_cx z) {
+    return sep(L, z, "aten.cos.default", "aten.cosh.default", "aten.sin.default", "aten.sinh.default", -1.0);
+}
+
+rf_cx rf_cx_sinh(rf_lowering *L, rf_cx z) {
+    return sep(L, z, "aten.sinh.default", "aten.cos.default", "aten.cosh.default", "aten.sin.default", 1.0);
+}
+
+rf_cx rf_cx_cosh(rf_lowering *L, rf_cx z) {
+    return sep(L, z, "aten.cosh.default", "aten.cos.default", "aten.sinh.default", "aten.sin.default", 1.0);
+}
+
+/* tan z = -i tanh(i z) */
+rf_cx rf_cx_tan(rf_lowering *L, rf_cx z, rf_dtype dt) {
+    if (z.im_zero) return rf_cx_real(fn(L, "aten.tan.default", z.re));
+    return times_minus_i(L, rf_cx_tanh(L, times_i(L, z), dt));
+}
+
+/* asinh z = s log(s z + sqrt((s z)^2 + 1)) with s = copysign(1, re z), which
+ * keeps the sum away from cancellation. */
+rf_cx rf_cx_asinh(rf_lowering *L, rf_cx z) {
+    z = explicit_im(L, z);
+    rf_rv s = rf_b_fn2(L, "aten.copysign.Tensor", rf_num(1.0), z.re);
+    rf_cx za = rf_cx_scale(L, z, s);
+    rf_cx sq = rf_cx_mul(L, za, za);
+    sq.re = add(L, sq.re, rf_num(1.0));
+    rf_cx r = rf_cx_log(L, rf_cx_add(L, za, rf_cx_sqrt(L, sq)));
+    return rf_cx_scale(L, r, s);
+}
+
+/* acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) (Kahan's branch cuts) */
+rf_cx rf_cx_acosh(rf_lowering *L, rf_cx z) {
+    z = explicit_im(L, z);
+    rf_cx zp = z, zm = z;
+    zp.re = add(L, z.re, rf_num(1.0));
+    zm.re = sub(L, z.re, rf_num(1.0));
+    rf_cx sp = rf_cx_sqrt(L, zp);
+    rf_cx prod = rf_cx_mul(L, sp, rf_cx_sqrt(L, zm));
+    return rf_cx_log(L, rf_cx_add(L, z, prod));
+}
+
+/* atanh z = (log1p(z) - log1p(-z)) / 2 */
+rf_cx rf_cx_atanh(rf_lowering *L, rf_cx z) {
+    z = explicit_im(L, z);
+    rf_cx a = rf_cx_log1p(L, z), b = rf_cx_log1p(L, rf_cx_neg(L, z));
+    return rf_cx_scale_parts(L, rf_cx_sub(L, a, b), 0.5);
+}
+
+rf_cx rf_cx_asin(rf_lowering *L, rf_cx z) {
+    z = explicit_im(L, z);
+    return times_minus_i(L, rf_cx_asinh(L, times_i(L, z)));
+}
+
+rf_cx rf_cx_acos(rf_lowering *L, rf_cx z) {
+    rf_cx s = rf_cx_asin(L, z);
+    rf_rv re = sub(L, rf_num(HALF_PI), s.re);
+    return rf_cx_make(re, rf_b_neg(L, s.im));
+}
+
+rf_cx rf_cx_atan(rf_lowering *L, rf_cx z) {
+    z = explicit_im(L, z);
+    return times_minus_i(L, rf_cx_atanh(L, times_i(L, z)));
+}
+
+/* torch's _log_add_exp_helper: NaN if either is NaN; the smaller (by real
+ * part) when both real parts are -inf; log(exp(a) + exp(b)) when both are
+ * +inf; else log1p(exp(min - max)) + max. */
+rf_cx rf_cx_logaddexp(rf_lowering *L, rf_cx x, rf_cx y) {
+    rf_value *xi = rf_cx_im_value(L, x);
+    rf_value *yi = rf_cx_im_value(L, y);
+    rf_rv xr = x.re, yr = y.re;
+    rf_value *lt = rf_b_cmp(L, "lt", xr, yr);
+    rf_rv mnr = rf_b_where(L, lt, xr, yr);
+    rf_cx mn = rf_cx_make(mnr, rf_b_where(L, lt, rf_val(xi), rf_val(yi)));
+    rf_rv mxr = rf_b_where(L, lt, yr, xr);
+    rf_cx mx = rf_cx_make(mxr, rf_b_where(L, lt, rf_val(yi), rf_val(xi)));
+    rf_cx main = rf_cx_add(L, rf_cx_log1p(L, rf_cx_exp(L, rf_cx_sub(L, mn, mx))), mx);
+    rf_cx emn = rf_cx_exp(L, mn);
+    rf_cx both_pinf = rf_cx_log(L, rf_cx_add(L, emn, rf_cx_exp(L, mx)));
+    rf_value *mn_inf = rf_b_isinf(L, mn.re);
+    rf_value *same_inf = rf_b_and(L, mn_inf, rf_b_cmp(L, "eq", mn.re, mx.re));
+    rf_value *neg = rf_b_and(L, same_inf, rf_b_cmp(L, "lt", mn.re, rf_num(0.0)));
+    rf_value *nx = rf_b_isnan(L, xr);
+    nx = rf_b_or(L, nx, rf_b_isnan(L, rf_val(xi)));
+    rf_value *ny = rf_b_isnan(L, yr);
+    ny = rf_b_or(L, ny, rf_b_isnan(L, rf_val(yi)));
+    rf_value *nan = rf_b_or(L, nx, ny);
+    rf_rv re = rf_b_where(L, neg, mn.re, both_pinf.re);
+    re = rf_b_where(L, same_inf, re, main.re);
+    rf_rv im = rf_b_where(L, neg, mn.im, both_pinf.im);
+    im = rf_b_where(L, same_inf, im, main.im);
+    re = rf_b_where(L, nan, rf_num(NAN), re);
+    im = rf_b_where(L, nan, rf_num(NAN), im);
+    return rf_cx_make(re, im);
+}

@@ -1,0 +1,270 @@
+/* Torch's complex division (c10, Smith's algorithm) and the C99 functions it
+ * calls for exp, log, sqrt, tanh and pow, built from real ops. Each special
+ * case below is one row of C99 Annex G (or of c10's division) that the plain
+ * formula would get wrong. */
+#include "cxmath.h"
+
+#include <math.h>
+
+#include "realops.h"
+
+rf_cx rf_cx_make(rf_rv re, rf_rv im) {
+    rf_cx c;
+    c.re = re;
+    c.im = im;
+    c.im_zero = 0;
+    return c;
+}
+
+rf_cx rf_cx_real(rf_rv re) {
+    rf_cx c;
+    c.re = re;
+    c.im = rf_num(0.0);
+    c.im_zero = 1;
+    return c;
+}
+
+rf_rv rf_cx_im(rf_cx z) { return z.im_zero ? rf_num(0.0) : z.im; }
+
+rf_value *rf_cx_im_value(rf_lowering *L, rf_cx z) {
+    if (!z.im_zero && z.im.v) return z.im.v;
+    return rf_b_materialize(L, rf_cx_im(z), z.re.v);
+}
+
+static rf_rv where(rf_lowering *L, rf_value *c, rf_rv x, rf_rv y) { return rf_b_where(L, c, x, y); }
+static rf_value *cmp(rf_lowering *L, const char *op, rf_rv x, rf_rv y) { return rf_b_cmp(L, op, x, y); }
+static rf_rv fn(rf_lowering *L, const char *op, rf_rv x) { return rf_b_fn(L, op, x); }
+static rf_rv add(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_add(L, x, y); }
+static rf_rv sub(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_sub(L, x, y); }
+static rf_rv mul(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_mul(L, x, y); }
+static rf_rv dvd(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_div(L, x, y); }
+
+/* The dtype of z's tensor parts. */
+static rf_dtype cx_dtype(rf_cx z) {
+    if (z.re.v) return z.re.v->dtype;
+    if (!z.im_zero && z.im.v) return z.im.v->dtype;
+    return RF_DT_F64;
+}
+
+static rf_value *tensor(rf_lowering *L, rf_rv x, rf_dtype dt) { return rf_b_tensor_of(L, x, dt); }
+
+/* ---- division ---- */
+
+static rf_cx div_by_scalar(rf_lowering *L, rf_rv ar, rf_rv ai, double c, double d) {
+    double ac = fabs(c), ad = fabs(d);
+    if (ac >= ad) {
+        if (ac == 0.0 && ad == 0.0) {
+            rf_rv re = dvd(L, ar, rf_num(ac));
+            return rf_cx_make(re, dvd(L, ai, rf_num(ad)));
+        }
+        double rat = d / c, scl = 1.0 / (c + d * rat);
+        rf_rv re = mul(L, add(L, ar, mul(L, ai, rf_num(rat))), rf_num(scl));
+        rf_rv im = mul(L, sub(L, ai, mul(L, ar, rf_num(rat))), rf_num(scl));
+        return rf_cx_make(re, im);
+    }
+    double rat = c / d, scl = 1.0 / (d + c * rat);
+    rf_rv re = mul(L, add(L, mul(L, ar, rf_num(rat)), ai), rf_num(scl));
+    rf_rv im = mul(L, sub(L, mul(L, ai, rf_num(rat)), ar), rf_num(scl));
+    return rf_cx_make(re, im);
+}
+
+/* a / c for a real tensor c: Smith's algorithm with d = +0. */
+static rf_cx div_by_real(rf_lowering *L, rf_cx a, rf_value *c) {
+    rf_rv ar = a.re, ai = rf_cx_im(a);
+    rf_rv scl = dvd(L, rf_num(1.0), rf_val(c));
+    rf_rv rat = mul(L, scl, rf_num(0.0));
+    rf_rv re = a.im_zero ? mul(L, ar, scl) : mul(L, add(L, ar, mul(L, ai, rat)), scl);
+    rf_rv im = mul(L, sub(L, ai, mul(L, ar, rat)), scl);
+    rf_value *zero = cmp(L, "eq", rf_val(c), rf_num(0.0));
+    rf_rv absc = rf_b_abs(L, rf_val(c));
+    re = where(L, zero, dvd(L, ar, absc), re);
+    im = where(L, zero, dvd(L, ai, rf_num(0.0)), im);
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
+    rf_rv ar = a.re, ai = rf_cx_im(a);
+    rf_rv bi = rf_cx_im(b);
+    if (!b.re.v && !bi.v) return div_by_scalar(L, ar, ai, b.re.s, bi.s);
+    if (b.im_zero) return div_by_real(L, a, b.re.v);
+    rf_dtype dt = cx_dtype(b);
+    rf_rv c = rf_val(tensor(L, b.re, dt)), d = rf_val(tensor(L, bi, dt));
+    rf_rv ac = rf_b_abs(L, c), ad = rf_b_abs(L, d);
+    rf_value *ge = cmp(L, "ge", ac, ad);
+    rf_rv p = where(L, ge, c, d), q = where(L, ge, d, c);
+    rf_rv rat = dvd(L, q, p);
+    rf_rv scl = dvd(L, rf_num(1.0), add(L, p, mul(L, q, rat)));
+    rf_rv x = where(L, ge, ar, ai), y = where(L, ge, ai, ar);
+    rf_rv re = mul(L, add(L, x, mul(L, y, rat)), scl);
+    rf_rv t = mul(L, sub(L, y, mul(L, x, rat)), scl);
+    rf_rv im = where(L, ge, t, rf_b_neg(L, t));
+    rf_value *c0 = cmp(L, "eq", c, rf_num(0.0));
+    rf_value *d0 = cmp(L, "eq", d, rf_num(0.0));
+    rf_value *zero = rf_b_and(L, c0, d0);
+    re = where(L, zero, dvd(L, ar, ac), re);
+    im = where(L, zero, dvd(L, ai, ad), im);
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z) { return rf_cx_div_c10(L, rf_cx_real(rf_num(1.0)), z); }
+
+/* ---- Annex G multiplication ---- */
+
+/* copysign(isinf(v) ? 1 : 0, v) */
+static rf_rv box(rf_lowering *L, rf_rv v) {
+    rf_rv one = where(L, rf_b_isinf(L, v), rf_num(1.0), rf_num(0.0));
+    return rf_b_fn2(L, "aten.copysign.Tensor", one, v);
+}
+
+/* NaN -> copysign(0, v) */
+static rf_rv nan_to_zero(rf_lowering *L, rf_rv v) {
+    rf_value *nan = rf_b_isnan(L, v);
+    return where(L, nan, rf_b_fn2(L, "aten.copysign.Tensor", rf_num(0.0), v), v);
+}
+
+static rf_rv any_inf(rf_lowering *L, rf_rv x, rf_rv y) {
+    rf_value *ix = rf_b_isinf(L, x);
+    return rf_val(rf_b_or(L, ix, rf_b_isinf(L, y)));
+}
+
+rf_cx rf_cx_mul_c99(rf_lowering *L, rf_cx x, rf_cx y) {
+    rf_dtype dt = x.re.v ? cx_dtype(x) : cx_dtype(y);
+    rf_rv a = rf_val(tensor(L, x.re, dt)), b = rf_val(tensor(L, rf_cx_im(x), dt));
+    rf_rv c = rf_val(tensor(L, y.re, dt)), d = rf_val(tensor(L, rf_cx_im(y), dt));
+    rf_rv ac = mul(L, a, c), bd = mul(L, b, d), ad = mul(L, a, d), bc = mul(L, b, c);
+    rf_rv re = sub(L, ac, bd), im = add(L, ad, bc);
+    rf_value *re_nan = rf_b_isnan(L, re);
+    rf_value *both_nan = rf_b_and(L, re_nan, rf_b_isnan(L, im));
+    rf_value *inf1 = any_inf(L, a, b).v;
+    rf_value *inf2 = any_inf(L, c, d).v;
+    rf_value *ovf1 = any_inf(L, ac, bd).v;
+    rf_value *ovf = rf_b_or(L, ovf1, any_inf(L, ad, bc).v);
+    /* Box an infinite factor and zero the NaNs of the other one. */
+    rf_rv a1 = where(L, inf1, box(L, a), a), b1 = where(L, inf1, box(L, b), b);
+    rf_rv c1 = where(L, inf1, nan_to_zero(L, c), c), d1 = where(L, inf1, nan_to_zero(L, d), d);
+    rf_rv c2 = where(L, inf2, box(L, c1), c1), d2 = where(L, inf2, box(L, d1), d1);
+    rf_rv a2 = where(L, inf2, nan_to_zero(L, a1), a1), b2 = where(L, inf2, nan_to_zero(L, b1), b1);
+    /* Recover infinities from overflow. */
+    rf_value *s3 = rf_b_and(L, rf_b_not(L, rf_b_or(L, inf1, inf2)), ovf);
+    rf_rv a3 = where(L, s3, nan_to_zero(L, a2), a2), b3 = where(L, s3, nan_to_zero(L, b2), b2);
+    rf_rv c3 = where(L, s3, nan_to_zero(L, c2), c2), d3 = where(L, s3, nan_to_zero(L, d2), d2);
+    rf_value *recalc = rf_b_and(L, both_nan, rf_b_or(L, rf_b_or(L, inf1, inf2), ovf));
+    rf_rv ac3 = mul(L, a3, c3), bd3 = mul(L, b3, d3), ad3 = mul(L, a3, d3), bc3 = mul(L, b3, c3);
+    rf_rv re2 = mul(L, sub(L, ac3, bd3), rf_num(INFINITY));
+    rf_rv im2 = mul(L, add(L, ad3, bc3), rf_num(INFINITY));
+    rf_rv out_re = where(L, recalc, re2, re);
+    return rf_cx_make(out_re, where(L, recalc, im2, im));
+}
+
+/* ---- elementary functions ---- */
+
+rf_cx rf_cx_exp(rf_lowering *L, rf_cx z) {
+    rf_rv x = z.re;
+    if (z.im_zero) return rf_cx_real(fn(L, "aten.exp.default", x));
+    rf_rv y = z.im;
+    /* exp(x/2)^2 keeps exp(x) cos y finite where exp(x) alone overflows, as glibc scales it */
+    rf_rv h = fn(L, "aten.exp.default", mul(L, x, rf_num(0.5)));
+    rf_rv re = mul(L, mul(L, h, fn(L, "aten.cos.default", y)), h);
+    rf_rv im = mul(L, mul(L, h, fn(L, "aten.sin.default", y)), h);
+    rf_value *ninf = cmp(L, "eq", x, rf_num(-INFINITY));
+    /* cexp(-inf + iy) = +0 cis(y), even for y infinite or NaN */
+    re = where(L, ninf, rf_num(0.0), re);
+    im = where(L, ninf, rf_num(0.0), im);
+    /* cexp(x + i0) = exp(x) + i0 */
+    im = where(L, cmp(L, "eq", y, rf_num(0.0)), y, im);
+    /* cexp(+inf + iy) = +inf + iNaN for y infinite or NaN */
+    rf_value *xpinf = cmp(L, "eq", x, rf_num(INFINITY));
+    rf_value *pinf = rf_b_and(L, xpinf, rf_b_not(L, rf_b_isfinite(L, y)));
+    re = where(L, pinf, rf_num(INFINITY), re);
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_log(rf_lowering *L, rf_cx z) {
+    rf_dtype dt = cx_dtype(z);
+    rf_rv x = z.re, y = rf_cx_im(z);
+    rf_rv mag = z.im_zero ? rf_b_abs(L, x) : rf_b_fn2(L, "aten.hypot.default", x, y);
+    rf_rv re = fn(L, "aten.log.default", mag);
+    rf_rv im = rf_b_fn2(L, "aten.atan2.default", rf_val(tensor(L, y, dt)), x);
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z) {
+    rf_rv x = z.re;
+    if (z.im_zero) {
+        rf_rv s = fn(L, "aten.sqrt.default", rf_b_abs(L, x));
+        rf_rv re = where(L, cmp(L, "lt", x, rf_num(0.0)), rf_num(0.0), s);
+        rf_rv im = where(L, cmp(L, "ge", x, rf_num(0.0)), rf_num(0.0), s);
+        return rf_cx_make(re, im);
+    }
+    rf_rv y = z.im;
+    rf_rv h = rf_b_fn2(L, "aten.hypot.default", x, y);
+    rf_rv hx = mul(L, rf_b_abs(L, x), rf_num(0.5));
+    rf_rv t = fn(L, "aten.sqrt.default", add(L, hx, mul(L, h, rf_num(0.5))));
+    rf_rv t2 = mul(L, t, rf_num(2.0));
+    rf_value *pos = cmp(L, "ge", x, rf_num(0.0));
+    rf_rv re = where(L, pos, t, dvd(L, rf_b_abs(L, y), t2));
+    rf_rv im = where(L, pos, dvd(L, y, t2), rf_b_fn2(L, "aten.copysign.Tensor", t, y));
+    /* csqrt(±0 + iy) for y = ±0 */
+    rf_value *zero = cmp(L, "eq", t, rf_num(0.0));
+    re = where(L, zero, rf_num(0.0), re);
+    im = where(L, zero, y, im);
+    /* csqrt(x ± i inf) = +inf ± i inf, for every x */
+    rf_value *iy = rf_b_isinf(L, y);
+    re = where(L, iy, rf_num(INFINITY), re);
+    im = where(L, iy, y, im);
+    return rf_cx_make(re, im);
+}
+
+/* Above this |x|, sinh(x)^2 overflows: glibc's (MAX_EXP - 1) * ln 2 / 2. */
+static double tanh_threshold(rf_dtype dt) {
+    switch (dt) {
+    case RF_DT_F16: return 5.0;
+    case RF_DT_F32: return 44.0;
+    default: return 354.0;
+    }
+}
+
+rf_cx rf_cx_tanh(rf_lowering *L, rf_cx z, rf_dtype dt) {
+    rf_rv x = z.re;
+    if (z.im_zero) return rf_cx_real(fn(L, "aten.tanh.default", x));
+    rf_rv y = z.im;
+    rf_rv sx = fn(L, "aten.sinh.default", x);
+    rf_rv cx = fn(L, "aten.cosh.default", x);
+    rf_rv sy = fn(L, "aten.sin.default", y);
+    rf_rv cy = fn(L, "aten.cos.default", y);
+    rf_rv sx2 = mul(L, sx, sx);
+    rf_rv den = add(L, sx2, mul(L, cy, cy));
+    rf_rv re = dvd(L, mul(L, sx, cx), den);
+    rf_rv im = dvd(L, mul(L, sy, cy), den);
+    rf_rv ax = rf_b_abs(L, x);
+    rf_value *big = cmp(L, "gt", ax, rf_num(tanh_threshold(dt)));
+    rf_value *xinf = rf_b_isinf(L, x);
+    /* Large |x|: re = ±1, im = 4 sin y cos y / exp(2|x|) (0 when x is infinite). */
+    rf_value *big_re = rf_b_and(L, big, rf_b_or(L, xinf, rf_b_isfinite(L, y)));
+    rf_rv one = rf_b_fn2(L, "aten.copysign.Tensor", rf_num(1.0), x);
+    re = where(L, cmp(L, "eq", x, rf_num(0.0)), x, re);
+    re = where(L, big_re, one, re);
+    rf_rv sc4 = mul(L, mul(L, sy, cy), rf_num(4.0));
+    rf_rv small = mul(L, sc4, fn(L, "aten.exp.default", mul(L, ax, rf_num(-2.0))));
+    rf_rv im_big = where(L, xinf, rf_num(0.0), small);
+    im = where(L, big, im_big, im);
+    im = where(L, cmp(L, "eq", y, rf_num(0.0)), y, im);
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_pow(rf_lowering *L, rf_cx x, rf_cx y) { return rf_cx_exp(L, rf_cx_mul_c99(L, y, rf_cx_log(L, x))); }
+
+rf_cx rf_cx_sgn(rf_lowering *L, rf_cx z) {
+    rf_rv x = z.re, y = rf_cx_im(z);
+    rf_rv a = z.im_zero ? rf_b_abs(L, x) : rf_b_fn2(L, "aten.hypot.default", x, y);
+    rf_value *zero = cmp(L, "eq", a, rf_num(0.0));
+    rf_rv re = where(L, zero, rf_num(0.0), dvd(L, x, a));
+    rf_rv im = where(L, zero, rf_num(0.0), dvd(L, y, a));
+    return rf_cx_make(re, im);
+}
+
+rf_cx rf_cx_sigmoid(rf_lowering *L, rf_cx z) {
+    rf_cx e = rf_cx_exp(L, rf_cx_scale_parts(L, z, -1.0));
+    e.re = add(L, e.re, rf_num(1.0));
+    return rf_cx_reciprocal(L, e);
+}

@@ -1,0 +1,54 @@
+/* Torch's complex arithmetic and elementary functions on (re, im) pairs.
+ *
+ * PyTorch computes complex functions on CPU with c10::complex, whose division
+ * is Smith's algorithm, and with the C library's C99 complex functions (cexp,
+ * clog, csqrt, ctanh, cpow, ...). The functions here build real ops that give
+ * the same results, including where those give NaN or Inf (Annex G special
+ * values), so a lowered graph agrees with eager PyTorch on edge values too. */
+#ifndef REALIFY_CXMATH_H
+#define REALIFY_CXMATH_H
+
+#include "lower.h"
+
+rf_cx rf_cx_make(rf_rv re, rf_rv im);
+rf_cx rf_cx_real(rf_rv re);
+/* The imaginary part, or the scalar 0 when it is known to be zero. */
+rf_rv rf_cx_im(rf_cx z);
+/* The imaginary part as a tensor (zeros like the real part when absent). */
+rf_value *rf_cx_im_value(rf_lowering *L, rf_cx z);
+
+/* Arithmetic as c10::complex does it. */
+rf_cx rf_cx_div_c10(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z);
+/* C99 Annex G multiplication (infinities recovered from NaN), as C code multiplies. */
+rf_cx rf_cx_mul_c99(rf_lowering *L, rf_cx a, rf_cx b);
+
+/* Elementary functions (C99 Annex G semantics). `dt` is the component dtype. */
+rf_cx rf_cx_exp(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_log(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_tanh(rf_lowering *L, rf_cx z, rf_dtype dt);
+/* cpow(x, y) = cexp(y * clog(x)), with Annex G multiplication. */
+rf_cx rf_cx_pow(rf_lowering *L, rf_cx x, rf_cx y);
+rf_cx rf_cx_sgn(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_sigmoid(rf_lowering *L, rf_cx z);
+
+/* cxfuncs.c: the other elementary functions, as formulas over the above. */
+rf_cx rf_cx_scale_parts(rf_lowering *L, rf_cx z, double s);
+rf_cx rf_cx_log1p(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_expm1(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_sin(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_cos(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_tan(rf_lowering *L, rf_cx z, rf_dtype dt);
+rf_cx rf_cx_sinh(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_cosh(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_asinh(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_acosh(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_atanh(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_asin(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_acos(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_atan(rf_lowering *L, rf_cx z);
+/* torch's log(exp(x) + exp(y)) for complex x, y (its _log_add_exp_helper). */
+rf_cx rf_cx_logaddexp(rf_lowering *L, rf_cx x, rf_cx y);
+
+#endif

@@ -1,0 +1,345 @@
+/* Real-op builders beyond lower.h: where, comparisons, logic, predicates,
+ * binary functions and a few structural ops, each with its output shape. */
+#include "realops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_RANK 64
+
+static rf_attr attr_val(rf_value *v) {
+    rf_attr a = {0};
+    a.kind = RF_A_VALUE;
+    a.value = v;
+    return a;
+}
+
+static rf_attr attr_int(int64_t i) {
+    rf_attr a = {0};
+    a.kind = RF_A_INT;
+    a.i = i;
+    return a;
+}
+
+static rf_attr attr_float(double f) {
+    rf_attr a = {0};
+    a.kind = RF_A_FLOAT;
+    a.f = f;
+    return a;
+}
+
+static rf_attr attr_bool(int b) {
+    rf_attr a = {0};
+    a.kind = RF_A_BOOL;
+    a.i = b != 0;
+    return a;
+}
+
+static rf_attr attr_ints(rf_lowering *L, size_t n, const int64_t *xs) {
+    rf_attr a = {0};
+    a.kind = RF_A_LIST;
+    a.n = n;
+    a.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
+    for (size_t i = 0; i < n; i++) a.items[i] = attr_int(xs[i]);
+    return a;
+}
+
+/* A value-shaped template carrying only rank and dims, for rf_b_node. */
+static rf_value shape_of(int rank, rf_dim *dims) {
+    rf_value v;
+    memset(&v, 0, sizeof v);
+    v.rank = rank;
+    v.dims = dims;
+    return v;
+}
+
+static rf_value broadcast_shape(rf_lowering *L, size_t n, const rf_rv *xs) {
+    int r = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!xs[k].v) continue;
+        if (xs[k].v->rank < 0) return shape_of(-1, NULL);
+        if (xs[k].v->rank > r) r = xs[k].v->rank;
+    }
+    rf_dim *d = rf_alloc(rf_out_graph(L), (size_t)(r ? r : 1) * sizeof(rf_dim));
+    for (int i = 0; i < r; i++) {
+        int set = 0;
+        for (size_t k = 0; k < n; k++) {
+            const rf_value *v = xs[k].v;
+            if (!v) continue;
+            int j = i - (r - v->rank);
+            if (j < 0) continue;
+            const rf_dim *dj = &v->dims[j];
+            if (!set || (!d[i].sym && d[i].size == 1)) {
+                d[i] = *dj;
+                set = 1;
+            }
+        }
+        if (!set) d[i].size = 1, d[i].sym = NULL;
+    }
+    return shape_of(r, d);
+}
+
+rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt) { return x.v ? x.v->dtype : dflt; }
+
+rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *names, const rf_rv *xs, rf_dtype dt) {
+    rf_arg args[8];
+    if (n > 8) {
+        rf_fail(L, NULL, RF_ERR_INVALID, "%s: too many operands", op);
+        return NULL;
+    }
+    rf_dtype first = RF_DT_COUNT;
+    for (size_t k = 0; k < n; k++) {
+        args[k].name = names[k];
+        args[k].attr = xs[k].v ? attr_val(xs[k].v) : attr_float(xs[k].s);
+        if (xs[k].v && first == RF_DT_COUNT) first = xs[k].v->dtype;
+    }
+    if (first == RF_DT_COUNT) {
+        rf_fail(L, NULL, RF_ERR_INVALID, "%s needs a tensor operand", op);
+        return NULL;
+    }
+    rf_value like = broadcast_shape(L, n, xs);
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, op, n, args, 1, likes, dt == RF_DT_COUNT ? first : dt, "_t")->outs[0];
+}
+
+rf_value *rf_b_scalar_tensor(rf_lowering *L, double s, rf_dtype dt) {
+    rf_attr d = {0};
+    d.kind = RF_A_DTYPE;
+    d.dtype = dt;
+    rf_arg args[2] = {{"s", attr_float(s)}, {"dtype", d}};
+    rf_value like = shape_of(0, NULL);
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.scalar_tensor.default", 2, args, 1, likes, dt, "_c")->outs[0];
+}
+
+rf_value *rf_b_tensor_of(rf_lowering *L, rf_rv x, rf_dtype dt) { return x.v ? x.v : rf_b_scalar_tensor(L, x.s, dt); }
+
+rf_rv rf_b_where(rf_lowering *L, rf_value *cond, rf_rv x, rf_rv y) {
+    rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F32;
+    if (!x.v && !y.v) {
+        if (x.s == y.s || (isnan(x.s) && isnan(y.s))) return x;
+        dt = RF_DT_F32;
+    }
+    const char *names[3] = {"condition", "self", "other"};
+    rf_rv xs[3] = {rf_val(cond), rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};
+    return rf_val(rf_b_ew(L, "aten.where.self", 3, names, xs, dt));
+}
+
+static const char *swap_cmp(const char *c) {
+    if (strcmp(c, "lt") == 0) return "gt";
+    if (strcmp(c, "gt") == 0) return "lt";
+    if (strcmp(c, "le") == 0) return "ge";
+    if (strcmp(c, "ge") == 0) return "le";
+    return c;
+}
+
+rf_value *rf_b_cmp(rf_lowering *L, const char *cmp, rf_rv x, rf_rv y) {
+    if (!x.v) {
+        rf_rv t = x;
+        x = y;
+        y = t;
+        cmp = swap_cmp(cmp);
+    }
+    if (!x.v) {
+        rf_fail(L, NULL, RF_ERR_INVALID, "comparison of two scalars");
+        return NULL;
+    }
+    char op[40];
+    snprintf(op, sizeof op, "aten.%s.%s", cmp, y.v ? "Tensor" : "Scalar");
+    const char *names[2] = {"self", "other"};
+    rf_rv xs[2] = {x, y};
+    return rf_b_ew(L, op, 2, names, xs, RF_DT_BOOL);
+}
+
+static rf_value *logic2(rf_lowering *L, const char *op, rf_value *a, rf_value *b) {
+    const char *names[2] = {"self", "other"};
+    rf_rv xs[2] = {rf_val(a), rf_val(b)};
+    return rf_b_ew(L, op, 2, names, xs, RF_DT_BOOL);
+}
+
+rf_value *rf_b_and(rf_lowering *L, rf_value *a, rf_value *b) { return logic2(L, "aten.logical_and.default", a, b); }
+rf_value *rf_b_or(rf_lowering *L, rf_value *a, rf_value *b) { return logic2(L, "aten.logical_or.default", a, b); }
+
+static rf_value *pred1(rf_lowering *L, const char *op, rf_rv x) {
+    const char *names[1] = {"self"};
+    rf_rv xs[1] = {rf_val(rf_b_tensor_of(L, x, RF_DT_F64))};
+    return rf_b_ew(L, op, 1, names, xs, RF_DT_BOOL);
+}
+
+rf_value *rf_b_not(rf_lowering *L, rf_value *a) { return pred1(L, "aten.logical_not.default", rf_val(a)); }
+rf_value *rf_b_isnan(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isnan.default", x); }
+rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isinf.default", x); }
+rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isfinite.default", x); }
+
+rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
+    rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F64;
+    const char *names[2] = {"self", "other"};
+    rf_rv xs[2] = {rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};
+    return rf_val(rf_b_ew(L, op, 2, names, xs, dt));
+}
+
+typedef struct fold1 {
+    const char *op;
+    double (*fn)(double);
+} fold1;
+
+static const fold1 folds[] = {
+    {"aten.exp.default", exp},   {"aten.log.default", log},     {"aten.sin.default", sin},
+    {"aten.cos.default", cos},   {"aten.sinh.default", sinh},   {"aten.cosh.default", cosh},
+    {"aten.sqrt.default", sqrt}, {"aten.abs.default", fabs},    {"aten.log1p.default", log1p},
+    {"aten.expm1.default", expm1}, {"aten.tanh.default", tanh}, {NULL, NULL},
+};
+
+rf_rv rf_b_fn(rf_lowering *L, const char *op, rf_rv x) {
+    if (!x.v) {
+        for (const fold1 *f = folds; f->op; f++)
+            if (strcmp(f->op, op) == 0) return rf_num(f->fn(x.s));
+        x = rf_val(rf_b_scalar_tensor(L, x.s, RF_DT_F64));
+    }
+    return rf_val(rf_b_unary(L, op, x.v));
+}
+
+rf_rv rf_b_abs(rf_lowering *L, rf_rv x) { return rf_b_fn(L, "aten.abs.default", x); }
+
+static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
+
+rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end) {
+    rf_arg args[5] = {{"self", attr_val(x)},
+                      {"dim", attr_int(dim)},
+                      {"start", attr_int(start)},
+                      {"end", attr_int(end)},
+                      {"step", attr_int(1)}};
+    rf_value like = shape_of(x->rank, x->dims);
+    if (x->rank > 0) {
+        int64_t d = norm_dim(dim, x->rank);
+        like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
+        memcpy(like.dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
+        if (!x->dims[d].sym) {
+            int64_t n = x->dims[d].size, s = start < 0 ? start + n : start, e = end < 0 ? end + n : end;
+            if (s < 0) s = 0;
+            if (e > n) e = n;
+            like.dims[d].size = e > s ? e - s : 0;
+        }
+    }
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.slice.Tensor", 5, args, 1, likes, x->dtype, "_sl")->outs[0];
+}
+
+rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
+    rf_attr list = {0};
+    list.kind = RF_A_LIST;
+    list.n = n;
+    list.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
+    for (size_t i = 0; i < n; i++) list.items[i] = attr_val(xs[i]);
+    rf_arg args[2] = {{"tensors", list}, {"dim", attr_int(dim)}};
+    rf_value like = shape_of(xs[0]->rank, xs[0]->dims);
+    if (xs[0]->rank > 0) {
+        int64_t d = norm_dim(dim, xs[0]->rank);
+        like.dims = rf_alloc(rf_out_graph(L), (size_t)xs[0]->rank * sizeof(rf_dim));
+        memcpy(like.dims, xs[0]->dims, (size_t)xs[0]->rank * sizeof(rf_dim));
+        int64_t total = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (xs[i]->rank != xs[0]->rank || xs[i]->dims[d].sym) total = -1;
+            if (total >= 0) total += xs[i]->dims[d].size;
+        }
+        if (total >= 0) like.dims[d].size = total, like.dims[d].sym = NULL;
+    }
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.cat.default", 2, args, 1, likes, xs[0]->dtype, "_cat")->outs[0];
+}
+
+rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before, int64_t after, double value) {
+    int64_t d = norm_dim(dim, x->rank), k = x->rank - 1 - d;
+    int64_t pad[2 * MAX_RANK] = {0};
+    if (x->rank < 0 || x->rank > MAX_RANK) {
+        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "padding needs a known rank");
+        return NULL;
+    }
+    pad[2 * k] = before;
+    pad[2 * k + 1] = after;
+    rf_arg args[3] = {{"self", attr_val(x)}, {"pad", attr_ints(L, (size_t)(2 * (k + 1)), pad)}, {"value", attr_float(value)}};
+    rf_value like = shape_of(x->rank, x->dims);
+    if (x->rank > 0) {
+        like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
+        memcpy(like.dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
+        if (!like.dims[d].sym) like.dims[d].size += before + after;
+    }
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.constant_pad_nd.default", 3, args, 1, likes, x->dtype, "_pad")->outs[0];
+}
+
+static rf_value reduced_shape(rf_lowering *L, const rf_value *x, size_t ndims, const int64_t *dims, int keepdim) {
+    if (x->rank < 0) return shape_of(-1, NULL);
+    rf_dim *d = rf_alloc(rf_out_graph(L), (size_t)(x->rank ? x->rank : 1) * sizeof(rf_dim));
+    int r = 0;
+    for (int i = 0; i < x->rank; i++) {
+        int reduced = 0;
+        for (size_t k = 0; k < ndims; k++)
+            if (norm_dim(dims[k], x->rank) == i) reduced = 1;
+        if (!reduced) d[r++] = x->dims[i];
+        else if (keepdim) d[r].sym = NULL, d[r++].size = 1;
+    }
+    return shape_of(r, d);
+}
+
+rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims, const int64_t *dims, int keepdim) {
+    rf_arg args[3] = {{"self", attr_val(x)}, {"dim", attr_ints(L, ndims, dims)}, {"keepdim", attr_bool(keepdim)}};
+    rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, op, 3, args, 1, likes, x->dtype, "_red")->outs[0];
+}
+
+rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, const int64_t *dims, int keepdim) {
+    rf_arg args[4] = {{"self", attr_val(x)},
+                      {"ord", ord},
+                      {"dim", attr_ints(L, ndims, dims)},
+                      {"keepdim", attr_bool(keepdim)}};
+    rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.linalg_vector_norm.default", 4, args, 1, likes, x->dtype, "_norm")->outs[0];
+}
+
+rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int64_t *dims) {
+    rf_arg args[2] = {{"self", attr_val(x)}, {"dim", attr_ints(L, ndims, dims)}};
+    rf_value like = reduced_shape(L, x, ndims, dims, 0);
+    const rf_value *likes[1] = {&like};
+    return rf_b_node(L, "aten.squeeze.dims", 2, args, 1, likes, x->dtype, "_sq")->outs[0];
+}
+
+int rf_int_list(const rf_attr *a, int64_t *out, int cap) {
+    if (!a) return -1;
+    if (a->kind == RF_A_INT) {
+        if (cap < 1) return -1;
+        out[0] = a->i;
+        return 1;
+    }
+    if (a->kind != RF_A_LIST || a->n > (size_t)cap) return -1;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->items[i].kind != RF_A_INT) return -1;
+        out[i] = a->items[i].i;
+    }
+    return (int)a->n;
+}
+
+int rf_reduce_dims(const rf_node *n, const char *name, int rank, int64_t *out) {
+    const rf_attr *a = rf_node_arg(n, name);
+    int k = (a && a->kind != RF_A_NONE) ? rf_int_list(a, out, MAX_RANK) : 0;
+    if (k < 0 || rank < 0) return -1;
+    if (k == 0) {
+        for (int i = 0; i < rank; i++) out[i] = i;
+        return rank;
+    }
+    for (int i = 0; i < k; i++) out[i] = rank ? norm_dim(out[i], rank) : 0;
+    return k;
+}
+
+int64_t rf_numel(const rf_value *v) {
+    if (v->rank < 0) return -1;
+    int64_t n = 1;
+    for (int i = 0; i < v->rank; i++) {
+        if (v->dims[i].sym) return -1;
+        n *= v->dims[i].size;
+    }
+    return n;
+}

@@ -1,0 +1,56 @@
+/* Real-op builders beyond lower.h: selection, comparisons, logic, predicates
+ * and a few structural ops, with broadcasting shapes. Scalars (rf_rv with
+ * v == NULL) become 0-dim tensors of the other operand's dtype where an op
+ * needs a tensor. */
+#ifndef REALIFY_REALOPS_H
+#define REALIFY_REALOPS_H
+
+#include "lower.h"
+
+/* A node `op` over named operands, elementwise with broadcasting; the output
+ * has dtype `dt` (RF_DT_COUNT: the dtype of the first tensor operand). */
+rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *names, const rf_rv *xs, rf_dtype dt);
+/* A 0-dim tensor holding s. */
+rf_value *rf_b_scalar_tensor(rf_lowering *L, double s, rf_dtype dt);
+/* x as a tensor: x itself, or a 0-dim tensor of dtype dt. */
+rf_value *rf_b_tensor_of(rf_lowering *L, rf_rv x, rf_dtype dt);
+
+rf_rv rf_b_where(rf_lowering *L, rf_value *cond, rf_rv x, rf_rv y);
+/* Comparisons ("eq", "ne", "lt", "le", "gt", "ge"): a bool tensor. */
+rf_value *rf_b_cmp(rf_lowering *L, const char *cmp, rf_rv x, rf_rv y);
+rf_value *rf_b_and(rf_lowering *L, rf_value *a, rf_value *b);
+rf_value *rf_b_or(rf_lowering *L, rf_value *a, rf_value *b);
+rf_value *rf_b_not(rf_lowering *L, rf_value *a);
+rf_value *rf_b_isnan(rf_lowering *L, rf_rv x);
+rf_value *rf_b_isinf(rf_lowering *L, rf_rv x);
+rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x);
+/* Binary real functions of two operands (hypot, atan2, copysign, maximum, ...). */
+rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
+/* A unary real function; scalars fold only for ops listed in realops.c. */
+rf_rv rf_b_fn(rf_lowering *L, const char *op, rf_rv x);
+rf_rv rf_b_abs(rf_lowering *L, rf_rv x);
+
+/* Dtype of a real operand (its tensor's, or `dflt` for a scalar). */
+rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt);
+
+/* Structural ops on one value. */
+rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end);
+rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim);
+/* constant_pad_nd of dim `dim` by `before` elements in front, `after` behind. */
+rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before, int64_t after, double value);
+/* A reduction `op` (sum.dim_IntList, amax.default, ...) over `dims` with keepdim. */
+rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims, const int64_t *dims, int keepdim);
+/* linalg_vector_norm(x, ord, dims, keepdim) */
+rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, const int64_t *dims, int keepdim);
+rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int64_t *dims);
+
+/* Integer list of an argument (a list of ints, or one int); -1 if absent or
+ * not static. At most `cap` entries are written. */
+int rf_int_list(const rf_attr *a, int64_t *out, int cap);
+/* Normalised dims of argument `name` for a value of rank `rank`: all dims
+ * when the argument is absent, none or empty. Returns the count, -1 if not static. */
+int rf_reduce_dims(const rf_node *n, const char *name, int rank, int64_t *out);
+/* Number of elements of v, or -1 when a dim is symbolic or the rank unknown. */
+int64_t rf_numel(const rf_value *v);
+
+#endif

@@ -1,0 +1,816 @@
+/* The FFT family in real arithmetic (DESIGN.md §3): _fft_c2c, _fft_r2c and
+ * _fft_c2r become real matmuls against constant DFT matrices, twiddle
+ * multiplies and reshapes, following the plans of fft_plan.c. Every torch.fft
+ * function, stft and istft reaches these three ops (fft_ops.c lowers the
+ * composite forms torch.export keeps).
+ *
+ * Rules see a complex tensor as a pair (re, im) of real values. Inside a
+ * transform it is one real tensor in split layout, [..., 2, n]: the real and
+ * imaginary rows stacked on the axis before the transformed one. A DFT stage is
+ * then a single matmul against a block matrix [[C, S], [-S, C]] (C, S: the cos
+ * and sin tables), a twiddle multiply is one fused elementwise expression, and
+ * reordering is a transpose: few, large kernels. A real input skips the
+ * imaginary half ([C | S], [C; S]). Transforms run along the last axis; other
+ * axes are swapped to the end and back. Sizes along transformed axes must be
+ * static; every other axis may be symbolic (only unflatten/flatten of the last
+ * axes, matmuls against constants and transposes are used). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fft_plan.h"
+#include "fft_internal.h"
+
+typedef rf_cpair cpair;
+typedef rf_fft_ctx fft_ctx;
+
+#define a_int rf_fft_a_int
+#define a_float rf_fft_a_float
+#define a_ints rf_fft_a_ints
+
+/* A complex tensor in split layout [..., 2, n], or a real one [..., n] when
+ * `real` is set (imaginary part zero). */
+typedef struct blk {
+    rf_value *v;
+    int real;
+} blk;
+
+static blk bk(rf_value *v, int real) { return (blk){v, real}; }
+
+static cpair cp(rf_value *re, rf_value *im) { return (cpair){re, im}; }
+
+/* ---- real ops (output shapes computed here) ---- */
+
+static int ax(const rf_value *x, int d) { return d < 0 ? d + x->rank : d; }
+
+static rf_value *transpose(rf_lowering *L, rf_value *x, int d0, int d1) {
+    if (!x) return NULL;
+    d0 = ax(x, d0);
+    d1 = ax(x, d1);
+    if (d0 == d1) return x;
+    rf_dim d[MAX_RANK + 2];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    rf_dim t = d[d0];
+    d[d0] = d[d1];
+    d[d1] = t;
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim0", a_int(d0)}, {"dim1", a_int(d1)}};
+    return rf_b_op(L, "aten.transpose.int", 3, args, x->dtype, x->rank, d, "_fftT");
+}
+
+/* dim (negative) of size a*b -> two dims a, b */
+static rf_value *unflatten(rf_lowering *L, rf_value *x, int dim, int64_t a, int64_t b) {
+    if (!x) return NULL;
+    int p = ax(x, dim);
+    rf_dim d[MAX_RANK + 2];
+    for (int i = 0, j = 0; i < x->rank; i++) {
+        if (i == p) {
+            d[j++] = (rf_dim){a, NULL};
+            d[j++] = (rf_dim){b, NULL};
+        } else {
+            d[j++] = x->dims[i];
+        }
+    }
+    int64_t sizes[2] = {a, b};
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}, {"sizes", a_ints(L, 2, sizes)}};
+    return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, x->rank + 1, d, "_fftU");
+}
+
+/* dims start..start+1 (negative) -> one dim */
+static rf_value *flatten2(rf_lowering *L, rf_value *x, int start) {
+    if (!x) return NULL;
+    int p = ax(x, start);
+    rf_dim d[MAX_RANK + 2];
+    for (int i = 0, j = 0; i < x->rank; i++) {
+        if (i == p) {
+            d[j++] = (rf_dim){x->dims[i].size * x->dims[i + 1].size, NULL};
+            i++;
+        } else {
+            d[j++] = x->dims[i];
+        }
+    }
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"start_dim", a_int(start)}, {"end_dim", a_int(start + 1)}};
+    return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, x->rank - 1, d, "_fftF");
+}
+
+/* k (a 2-D constant) @ x over axis -2 (left), or x @ k over the last axis. */
+static rf_value *matmul(rf_lowering *L, rf_value *a, rf_value *b, int left) {
+    if (!a || !b) return NULL;
+    rf_dim d[MAX_RANK + 2];
+    int rank = left ? b->rank : a->rank;
+    memcpy(d, left ? b->dims : a->dims, (size_t)rank * sizeof(rf_dim));
+    if (left) d[rank - 2] = a->dims[0];
+    else d[rank - 1] = b->dims[1];
+    rf_arg args[2] = {{"self", rf_attr_of_value(a)}, {"other", rf_attr_of_value(b)}};
+    return rf_b_op(L, "aten.matmul.default", 2, args, a->dtype, rank, d, "_fftmm");
+}
+
+static rf_value *slice_last(rf_lowering *L, rf_value *x, int64_t start, int64_t end) {
+    if (!x) return NULL;
+    if (start == 0 && end == x->dims[x->rank - 1].size) return x;
+    rf_dim d[MAX_RANK + 2];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    d[x->rank - 1] = (rf_dim){end - start, NULL};
+    rf_arg args[5] = {{"self", rf_attr_of_value(x)},
+                      {"dim", a_int(-1)},
+                      {"start", a_int(start)},
+                      {"end", a_int(end)},
+                      {"step", a_int(1)}};
+    return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, d, "_fftS");
+}
+
+static rf_value *cat_last(rf_lowering *L, rf_value *a, rf_value *b) {
+    if (!a || !b) return NULL;
+    rf_dim d[MAX_RANK + 2];
+    memcpy(d, a->dims, (size_t)a->rank * sizeof(rf_dim));
+    d[a->rank - 1] = (rf_dim){a->dims[a->rank - 1].size + b->dims[b->rank - 1].size, NULL};
+    rf_attr list = {0};
+    list.kind = RF_A_LIST;
+    list.n = 2;
+    list.out_mark = RF_DT_COUNT;
+    list.items = rf_alloc(rf_out_graph(L), 2 * sizeof(rf_attr));
+    list.items[0] = rf_attr_of_value(a);
+    list.items[1] = rf_attr_of_value(b);
+    rf_arg args[2] = {{"tensors", list}, {"dim", a_int(-1)}};
+    return rf_b_op(L, "aten.cat.default", 2, args, a->dtype, a->rank, d, "_fftC");
+}
+
+static rf_value *flip(rf_lowering *L, rf_value *x, int dim) {
+    if (!x) return NULL;
+    int64_t dims[1] = {dim};
+    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dims", a_ints(L, 1, dims)}};
+    return rf_b_op(L, "aten.flip.default", 2, args, x->dtype, x->rank, x->dims, "_fftR");
+}
+
+/* Zeros appended along the last axis. */
+static rf_value *pad_last(rf_lowering *L, rf_value *x, int64_t right) {
+    if (!x || right == 0) return x;
+    rf_dim d[MAX_RANK + 2];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    d[x->rank - 1] = (rf_dim){x->dims[x->rank - 1].size + right, NULL};
+    int64_t pad[2] = {0, right};
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"pad", a_ints(L, 2, pad)}, {"value", a_float(0.0)}};
+    return rf_b_op(L, "aten.constant_pad_nd.default", 3, args, x->dtype, x->rank, d, "_fftP");
+}
+
+static rf_value *unsqueeze(rf_lowering *L, rf_value *x, int dim) {
+    if (!x) return NULL;
+    int p = dim < 0 ? dim + x->rank + 1 : dim;
+    rf_dim d[MAX_RANK + 2];
+    for (int i = 0, j = 0; i <= x->rank; i++) d[i] = i == p ? (rf_dim){1, NULL} : x->dims[j++];
+    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}};
+    return rf_b_op(L, "aten.unsqueeze.default", 2, args, x->dtype, x->rank + 1, d, "_fftX");
+}
+
+static rf_value *add(rf_lowering *L, rf_value *a, rf_value *b) {
+    if (!a || !b) return a ? a : b;
+    return rf_b_add(L, rf_val(a), rf_val(b)).v;
+}
+
+static rf_value *mul(rf_lowering *L, rf_value *a, rf_value *b) {
+    if (!a || !b) return NULL;
+    return rf_b_mul(L, rf_val(a), rf_val(b)).v;
+}
+
+static rf_value *scale(rf_lowering *L, rf_value *a, double s) {
+    if (!a || s == 1.0) return a;
+    return rf_b_mul(L, rf_val(a), rf_num(s)).v;
+}
+
+/* ---- pairs ---- */
+
+static cpair cp_transpose(rf_lowering *L, cpair x, int d0, int d1) {
+    rf_value *re = transpose(L, x.re, d0, d1);
+    return cp(re, transpose(L, x.im, d0, d1));
+}
+
+static cpair cp_conj(rf_lowering *L, cpair x) { return cp(x.re, x.im ? rf_b_neg(L, rf_val(x.im)).v : NULL); }
+
+static cpair cp_scale(rf_lowering *L, cpair x, double s) {
+    rf_value *re = scale(L, x.re, s);
+    return cp(re, scale(L, x.im, s));
+}
+
+/* x * k with broadcasting (k a complex pair). */
+static cpair cp_mul(rf_lowering *L, cpair x, rf_value *kre, rf_value *kim) {
+    rf_value *rr = mul(L, x.re, kre);
+    if (!x.im) return cp(rr, kim ? mul(L, x.re, kim) : NULL);
+    if (!kim) return cp(rr, mul(L, x.im, kre));
+    rf_value *ii = mul(L, x.im, kim);
+    rf_value *re = rf_b_sub(L, rf_val(rr), rf_val(ii)).v;
+    rf_value *ri = mul(L, x.re, kim);
+    rf_value *ir = mul(L, x.im, kre);
+    return cp(re, add(L, ri, ir));
+}
+
+/* The value v selects row `index` of the split axis from, or NULL. */
+static rf_value *split_source(const rf_value *v, int64_t index) {
+    const rf_node *n = v->producer;
+    if (!n || strcmp(n->op, "aten.select.int") != 0) return NULL;
+    const rf_attr *self = rf_node_arg(n, "self"), *dim = rf_node_arg(n, "dim"), *idx = rf_node_arg(n, "index");
+    if (!self || self->kind != RF_A_VALUE || !dim || dim->kind != RF_A_INT || !idx || idx->kind != RF_A_INT)
+        return NULL;
+    rf_value *src = self->value;
+    int split = src->rank - 2;
+    if (src->rank < 2 || (dim->i != -2 && dim->i != split) || idx->i != index) return NULL;
+    if (src->dims[split].sym || src->dims[split].size != 2) return NULL;
+    return src;
+}
+
+static blk blk_of_pair(rf_lowering *L, cpair x) {
+    if (!x.re) return bk(NULL, 0);
+    if (!x.im) return bk(x.re, 1);
+    rf_value *src = split_source(x.re, 0); /* the parts of an earlier transform's output: no copy */
+    if (src && src == split_source(x.im, 1)) return bk(src, 0);
+    return bk(rf_b_stack2(L, x.re, x.im, -2), 0);
+}
+
+static cpair pair_of_blk(rf_lowering *L, blk b) {
+    if (!b.v || b.real) return cp(b.v, NULL);
+    rf_value *re = rf_b_select(L, b.v, -2, 0);
+    return cp(re, rf_b_select(L, b.v, -2, 1));
+}
+
+/* ---- constants ---- */
+
+static rf_value *konst(fft_ctx *f, const char *hint, int rank, const int64_t *dims, const double *data) {
+    if (!data) {
+        f->oom = 1;
+        return NULL;
+    }
+    return rf_b_constant(f->L, hint, f->dt, rank, dims, data);
+}
+
+static int all_zero(const double *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != 0.0) return 0;
+    return 1;
+}
+
+static double *dalloc(fft_ctx *f, size_t n) {
+    double *p = calloc(n ? n : 1, sizeof(double));
+    if (!p) f->oom = 1;
+    return p;
+}
+
+/* The DFT matrix of size p and sign s, F[j][k] = cos(2 pi jk/p) + i s sin(2 pi jk/p),
+ * as a real matrix for the split layout:
+ *   right, complex: [x_re | x_im] @ [[C, sS], [-sS, C]]     (2p x 2p)
+ *   right, real:    x @ [C | sS]                             (p x 2p)
+ *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
+ *   left, real:     [C; sS] @ x                              (2p x p) */
+static rf_value *dft_matrix(fft_ctx *f, int64_t p, int sign, int left, int real) {
+    size_t pp = (size_t)(p * p);
+    double *c = dalloc(f, pp), *s = dalloc(f, pp);
+    int64_t rows = (real && !left) ? p : 2 * p, cols = (real && left) ? p : 2 * p;
+    double *w = dalloc(f, (size_t)(rows * cols));
+    rf_value *v = NULL;
+    if (c && s && w) {
+        rf_fft_cos_sin_table(p, p, p, c, s);
+        for (int64_t j = 0; j < p; j++)
+            for (int64_t k = 0; k < p; k++) {
+                double cc = c[j * p + k], ss = sign * s[j * p + k] + 0.0;
+                if (real && !left) {
+                    w[j * cols + k] = cc, w[j * cols + p + k] = ss;
+                } else if (real) {
+                    w[j * cols + k] = cc, w[(p + j) * cols + k] = ss;
+                } else {
+                    double off = left ? -ss : ss; /* the top-right block */
+                    w[j * cols + k] = cc;
+                    w[j * cols + p + k] = off + 0.0;
+                    w[(p + j) * cols + k] = -off + 0.0;
+                    w[(p + j) * cols + p + k] = cc;
+                }
+            }
+        char hint[64];
+        /* the left matrix of one sign is the right matrix of the other: name by content */
+        int s_eff = (left && !real) ? -sign : sign;
+        snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p, real ? (left ? "real_left" : "real") : "block",
+                 s_eff < 0 ? "" : "_inv");
+        int64_t dims[2] = {rows, cols};
+        v = konst(f, hint, 2, dims, w);
+    }
+    free(c);
+    free(s);
+    free(w);
+    return v;
+}
+
+/* x * k for a complex constant k (re, im given in double, shape sdims) that
+ * broadcasts over the dims after x's split axis, which is axis `split` of x
+ * (negative). In split layout: x * k_re + flip(x, split) * k_im * [-1; 1],
+ * one fused elementwise expression. */
+static blk cmul(fft_ctx *f, blk x, int split, const char *name, int srank, const int64_t *sdims, const double *re,
+                const double *im) {
+    rf_lowering *L = f->L;
+    if (!x.v) return x;
+    size_t cnt = 1;
+    for (int i = 0; i < srank; i++) cnt *= (size_t)sdims[i];
+    int64_t d2[MAX_RANK + 1] = {2};
+    memcpy(d2 + 1, sdims, (size_t)srank * sizeof(int64_t));
+    double *two = dalloc(f, 2 * cnt);
+    char hint[80];
+    blk out = bk(NULL, 0);
+    if (!two) return out;
+    if (x.real) { /* x -> [..., 2, S] = unsqueeze(x) * [k_re; k_im] */
+        memcpy(two, re, cnt * sizeof(double));
+        memcpy(two + cnt, im, cnt * sizeof(double));
+        snprintf(hint, sizeof hint, "%s_reim", name);
+        out = bk(mul(L, unsqueeze(L, x.v, split), konst(f, hint, srank + 1, d2, two)), 0);
+    } else {
+        snprintf(hint, sizeof hint, "%s_re", name);
+        rf_value *t = mul(L, x.v, konst(f, hint, srank, sdims, re));
+        if (!all_zero(im, cnt)) {
+            double sgn[2] = {-1.0, 1.0};
+            int64_t sd[MAX_RANK + 1] = {2};
+            for (int i = 0; i < srank; i++) sd[i + 1] = 1;
+            snprintf(hint, sizeof hint, "%s_im", name);
+            rf_value *u = mul(L, flip(L, x.v, split), konst(f, hint, srank, sdims, im));
+            snprintf(hint, sizeof hint, "split_sign%d", srank);
+            t = add(L, t, mul(L, u, konst(f, hint, srank + 1, sd, sgn)));
+        }
+        out = bk(t, 0);
+    }
+    free(two);
+    return out;
+}
+
+/* conj in split layout: the imaginary row times -1 */
+static blk bconj(fft_ctx *f, blk x) {
+    if (!x.v || x.real) return x;
+    double sgn[2] = {1.0, -1.0};
+    int64_t dims[2] = {2, 1};
+    return bk(mul(f->L, x.v, konst(f, "conj_sign", 2, dims, sgn)), 0);
+}
+
+static blk badd(rf_lowering *L, blk a, blk b) {
+    if (a.real != b.real) return bk(NULL, 0); /* not used: both sides are complex */
+    return bk(add(L, a.v, b.v), a.real);
+}
+
+/* ---- 1-D transforms along the last axis ---- */
+
+static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign);
+
+/* The direct DFT of size p from the right: [..., 2, p] -> [..., 2, p]. */
+static blk direct(fft_ctx *f, blk x, int64_t p, int sign) {
+    rf_lowering *L = f->L;
+    rf_value *w = dft_matrix(f, p, sign, 0, x.real);
+    rf_value *v = x.real ? x.v : flatten2(L, x.v, -2);
+    return bk(unflatten(L, matmul(L, v, w, 0), -1, 2, p), 0);
+}
+
+/* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
+ * [..., 2, n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
+ * over the 2*n1 rows), the twiddle w_n^(k1*j2), the split axis moved after k1,
+ * the rest along the last axis, and k = k1 + n1*k2 read out by transposes. */
+static blk cooley_tukey(fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign) {
+    rf_lowering *L = f->L;
+    if (n == 1) return x;
+    if (k == 1) return direct(f, x, n, sign);
+    int64_t n1 = factors[0], n2 = n / n1;
+    rf_value *v = unflatten(L, x.v, -1, n1, n2); /* [..., (2,) n1, n2] */
+    if (!x.real) v = flatten2(L, v, -3);         /* [..., 2*n1, n2] */
+    v = matmul(L, dft_matrix(f, n1, sign, 1, x.real), v, 1);
+    v = unflatten(L, v, -2, 2, n1); /* [..., 2, k1, j2] */
+    double *tc = dalloc(f, (size_t)n), *ts = dalloc(f, (size_t)n);
+    blk y = bk(NULL, 0);
+    if (tc && ts) {
+        rf_fft_cos_sin_table(n1, n2, n, tc, ts);
+        for (int64_t i = 0; i < n; i++) ts[i] = sign * ts[i] + 0.0;
+        char name[64];
+        snprintf(name, sizeof name, "twiddle%lldx%lld%s", (long long)n1, (long long)n2, sign < 0 ? "" : "_inv");
+        int64_t sd[2] = {n1, n2};
+        y = cmul(f, bk(v, 0), -3, name, 2, sd, tc, ts);
+    }
+    free(tc);
+    free(ts);
+    if (!y.v) return y;
+    y = bk(transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
+    y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign);
+    if (!y.v) return y;
+    v = transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
+    v = transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
+    return bk(flatten2(L, v, -2), 0);
+}
+
+/* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j]), w[j] = exp(sign*i*pi*j^2/n),
+ * the sum a circular convolution of length m done with two FFTs of length m. */
+static blk bluestein(fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
+    rf_lowering *L = f->L;
+    int64_t n = plan->n, m = plan->m;
+    double *wr = dalloc(f, (size_t)n), *wi = dalloc(f, (size_t)n);
+    double *br = dalloc(f, (size_t)m), *bi = dalloc(f, (size_t)m);
+    blk out = bk(NULL, 0);
+    if (wr && wi && br && bi && rf_fft_bluestein_kernel(n, m, sign, br, bi) == 0) {
+        rf_fft_bluestein_chirp(n, sign, wr, wi);
+        char chirp[48], kern[64];
+        snprintf(chirp, sizeof chirp, "chirp%lld%s", (long long)n, sign < 0 ? "" : "_inv");
+        snprintf(kern, sizeof kern, "bluestein%lld_%lld%s", (long long)n, (long long)m, sign < 0 ? "" : "_inv");
+        blk a = cmul(f, x, -2, chirp, 1, &n, wr, wi);
+        a = bk(pad_last(L, a.v, m - n), 0);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1);
+        a = cmul(f, a, -2, kern, 1, &m, br, bi);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1);
+        a = bk(slice_last(L, a.v, 0, n), 0);
+        out = cmul(f, a, -2, chirp, 1, &n, wr, wi);
+    } else {
+        f->oom = 1;
+    }
+    free(wr);
+    free(wi);
+    free(br);
+    free(bi);
+    return out;
+}
+
+/* The unnormalised DFT along the last axis (static size n): sign -1 forward
+ * (exp(-2*pi*i*jk/n)), +1 backward. */
+static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign) {
+    rf_fft_plan plan;
+    if (!x.v) return x;
+    if (rf_fft_plan_make(n, &plan)) {
+        f->oom = 1;
+        return bk(NULL, 0);
+    }
+    if (plan.m) return bluestein(f, x, &plan, sign);
+    return cooley_tukey(f, x, plan.factors, plan.nfactors, n, sign);
+}
+
+/* x * (a + b sin(2 pi k/n) + i c cos(2 pi k/n)), k < len: the constants of the
+ * real-FFT packing. */
+static blk packing_mul(fft_ctx *f, blk x, const char *name, int64_t len, int64_t n, double a, double b, double c) {
+    double *re = dalloc(f, (size_t)len), *im = dalloc(f, (size_t)len);
+    blk out = bk(NULL, 0);
+    if (re && im) {
+        for (int64_t k = 0; k < len; k++) {
+            double cs, sn;
+            rf_fft_unit_root(k, n, &cs, &sn);
+            re[k] = a + b * sn;
+            im[k] = c * cs;
+        }
+        out = cmul(f, x, -2, name, 1, &len, re, im);
+    }
+    free(re);
+    free(im);
+    return out;
+}
+
+/* Forward DFT of a real x [..., n] along the last axis: the first n/2+1
+ * outputs, in split layout. */
+static blk rdft_last(fft_ctx *f, rf_value *x, int64_t n) {
+    rf_lowering *L = f->L;
+    int64_t m = n / 2 + 1;
+    if (n == 1 || !x) return bk(x, 1);
+    rf_fft_plan plan;
+    if (rf_fft_plan_make(n, &plan)) {
+        f->oom = 1;
+        return bk(NULL, 0);
+    }
+    char name[48];
+    if (rf_fft_plan_is_direct(&plan)) { /* x @ [cos | -sin] over the kept columns */
+        double *c = dalloc(f, (size_t)(n * m)), *s = dalloc(f, (size_t)(n * m)), *w = dalloc(f, (size_t)(2 * n * m));
+        rf_value *k = NULL;
+        if (c && s && w) {
+            rf_fft_cos_sin_table(n, m, n, c, s);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t q = 0; q < m; q++) {
+                    w[j * 2 * m + q] = c[j * m + q];
+                    w[j * 2 * m + m + q] = -s[j * m + q] + 0.0;
+                }
+            snprintf(name, sizeof name, "rdft%lld", (long long)n);
+            int64_t dims[2] = {n, 2 * m};
+            k = konst(f, name, 2, dims, w);
+        }
+        free(c);
+        free(s);
+        free(w);
+        return bk(unflatten(L, matmul(L, x, k, 0), -1, 2, m), 0);
+    }
+    if (n % 2) { /* odd: the complex transform of (x, 0), then the kept half */
+        blk y = dft_last(f, bk(x, 1), n, -1);
+        return bk(slice_last(L, y.v, 0, m), 0);
+    }
+    /* even: z[j] = x[2j] + i x[2j+1] through a complex DFT of length h = n/2, then
+     * X[k] = A[k] Z[k] + B[k] conj(Z[h-k]), A = (1 - i w^k)/2, B = (1 + i w^k)/2 */
+    int64_t h = n / 2;
+    rf_value *z = transpose(L, unflatten(L, x, -1, h, 2), -1, -2); /* [..., 2, h] */
+    blk zz = dft_last(f, bk(z, 0), h, -1);
+    blk ze = bk(cat_last(L, zz.v, slice_last(L, zz.v, 0, 1)), 0); /* Z[k mod h], k <= h */
+    blk zr = bconj(f, bk(flip(L, ze.v, -1), 0));                 /* conj(Z[h-k]) */
+    snprintf(name, sizeof name, "rfft%lld_a", (long long)n);
+    blk t = packing_mul(f, ze, name, m, n, 0.5, -0.5, -0.5);
+    snprintf(name, sizeof name, "rfft%lld_b", (long long)n);
+    return badd(L, t, packing_mul(f, zr, name, m, n, 0.5, 0.5, 0.5));
+}
+
+/* Backward DFT along the last axis of a Hermitian half spectrum x (n/2+1
+ * entries; the imaginary parts of X[0] and, for even n, X[n/2] are ignored):
+ * the real signal [..., n]. */
+static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
+    rf_lowering *L = f->L;
+    if (!x.v) return NULL;
+    int64_t m = n / 2 + 1, have = x.v->dims[x.v->rank - 1].size;
+    if (have > m) x.v = slice_last(L, x.v, 0, m);
+    if (have < m) x.v = pad_last(L, x.v, m - have);
+    if (n == 1) return x.real ? x.v : rf_b_select(L, x.v, -2, 0);
+    rf_fft_plan plan;
+    if (rf_fft_plan_make(n, &plan)) {
+        f->oom = 1;
+        return NULL;
+    }
+    char name[48];
+    if (rf_fft_plan_is_direct(&plan)) { /* [Re X | Im X] @ [w cos; -w sin], w = 1 at 0 and n/2, else 2 */
+        double *c = dalloc(f, (size_t)(m * n)), *s = dalloc(f, (size_t)(m * n)), *w = dalloc(f, (size_t)(2 * m * n));
+        rf_value *k = NULL;
+        if (c && s && w) {
+            rf_fft_cos_sin_table(m, n, n, c, s);
+            for (int64_t q = 0; q < m; q++) {
+                double wt = (q == 0 || 2 * q == n) ? 1.0 : 2.0;
+                for (int64_t j = 0; j < n; j++) {
+                    w[q * n + j] = wt * c[q * n + j];
+                    w[(m + q) * n + j] = -wt * s[q * n + j] + 0.0;
+                }
+            }
+            snprintf(name, sizeof name, "irdft%lld", (long long)n);
+            int64_t dims[2] = {x.real ? m : 2 * m, n};
+            k = konst(f, name, 2, dims, w);
+        }
+        free(c);
+        free(s);
+        free(w);
+        return matmul(L, x.real ? x.v : flatten2(L, x.v, -2), k, 0);
+    }
+    if (n % 2) { /* odd: the full Hermitian spectrum through a complex transform */
+        blk tail = bconj(f, bk(flip(L, slice_last(L, x.v, 1, m), -1), x.real));
+        blk full = bk(cat_last(L, x.v, tail.v), x.real);
+        blk y = dft_last(f, full, n, 1);
+        return (!y.v || y.real) ? y.v : rf_b_select(L, y.v, -2, 0);
+    }
+    /* even: Z[k] = X[k] (1 + i v^k) + conj(X[h-k]) (1 - i v^k), v = exp(2*pi*i/n), k < h;
+     * z = the length-h backward DFT of Z holds x[2j] + i x[2j+1] */
+    int64_t h = n / 2;
+    if (!x.real) { /* drop Im X[0] and Im X[h], as torch does */
+        double *mask = dalloc(f, (size_t)(2 * m));
+        if (!mask) return NULL;
+        for (int64_t k = 0; k < m; k++) mask[k] = 1.0, mask[m + k] = (k == 0 || k == h) ? 0.0 : 1.0;
+        snprintf(name, sizeof name, "hermitian_mask%lld", (long long)m);
+        int64_t dims[2] = {2, m};
+        x.v = mul(L, x.v, konst(f, name, 2, dims, mask));
+        free(mask);
+    }
+    blk p = bk(slice_last(L, x.v, 0, h), x.real);
+    blk q = bconj(f, bk(slice_last(L, flip(L, x.v, -1), 0, h), x.real));
+    snprintf(name, sizeof name, "irfft%lld_a", (long long)n);
+    blk t = packing_mul(f, p, name, h, n, 1.0, -1.0, 1.0);
+    snprintf(name, sizeof name, "irfft%lld_b", (long long)n);
+    blk z = dft_last(f, badd(L, t, packing_mul(f, q, name, h, n, 1.0, 1.0, -1.0)), h, 1);
+    if (!z.v) return NULL;
+    return flatten2(L, transpose(L, z.v, -2, -1), -2); /* [..., h, 2] -> x */
+}
+
+/* ---- n-dimensional transforms (fft_internal.h) ---- */
+
+/* The blk dim of pair dim d (pair rank r): the split axis sits before the last. */
+static int blk_dim(const blk *b, int64_t d, int pair_rank) {
+    return (!b->real && d == pair_rank - 1) ? pair_rank : (int)d;
+}
+
+/* A 1-D transform along pair dim d of b (pair rank r), through the last axis. */
+static blk along(fft_ctx *f, blk b, int64_t d, int r, int sign) {
+    if (!b.v) return b;
+    int e = b.v->rank - 1, bd = blk_dim(&b, d, r);
+    rf_value *v = transpose(f->L, b.v, bd, e);
+    blk y = dft_last(f, bk(v, b.real), v->dims[e].size, sign);
+    if (!y.v) return y;
+    if (y.real) return bk(transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
+    /* the result is complex: the pair's last dim now sits at bd (d < r - 1) or is the last axis */
+    return bk(transpose(f->L, y.v, (int)d == r - 1 ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+}
+
+static blk c2c_blk(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
+    for (size_t i = 0; i < nd; i++) b = along(f, b, dims[i], r, sign);
+    return b;
+}
+
+rf_cpair rf_fft_c2c_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
+    if (!nd || !x.re) return x;
+    int r = x.re->rank;
+    return pair_of_blk(f->L, c2c_blk(f, blk_of_pair(f->L, x), dims, nd, r, sign));
+}
+
+rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
+    if (!nd || !x) return cp(x, NULL);
+    int r = x->rank, e = r - 1;
+    int64_t d = dims[nd - 1];
+    blk y;
+    if (onesided) {
+        rf_value *t = transpose(f->L, x, (int)d, e);
+        y = rdft_last(f, t, t->dims[e].size);
+        if (y.v && !y.real) y = bk(transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+        else if (y.v) y = bk(transpose(f->L, y.v, (int)d, e), 1);
+    } else {
+        y = along(f, bk(x, 1), d, r, -1);
+    }
+    return pair_of_blk(f->L, c2c_blk(f, y, dims, nd - 1, r, -1));
+}
+
+rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
+    if (!nd || !x.re) return NULL;
+    int r = x.re->rank;
+    blk b = c2c_blk(f, blk_of_pair(f->L, x), dims, nd - 1, r, 1);
+    if (!b.v) return NULL;
+    int64_t d = dims[nd - 1];
+    int bd = blk_dim(&b, d, r);
+    b.v = transpose(f->L, b.v, bd, b.v->rank - 1);
+    rf_value *out = irdft_last(f, b, last_dim_size); /* [..., n], rank r */
+    return transpose(f->L, out, (int)d, r - 1);
+}
+
+rf_cpair rf_fft_conj(rf_lowering *L, rf_cpair x) { return cp_conj(L, x); }
+rf_cpair rf_fft_scale(rf_lowering *L, rf_cpair x, double s) { return cp_scale(L, x, s); }
+rf_value *rf_fft_transpose(rf_lowering *L, rf_value *x, int d0, int d1) { return transpose(L, x, d0, d1); }
+rf_cpair rf_fft_transpose_pair(rf_lowering *L, rf_cpair x, int d0, int d1) { return cp_transpose(L, x, d0, d1); }
+
+rf_cpair rf_fft_mul(rf_lowering *L, rf_cpair a, rf_cpair b) {
+    if (!a.re || !b.re) return cp(NULL, NULL);
+    return cp_mul(L, a, b.re, b.im);
+}
+
+rf_value *rf_fft_resize(rf_lowering *L, rf_value *x, int64_t d, int64_t size) {
+    if (!x) return NULL;
+    int64_t have = x->dims[d].size;
+    if (have == size) return x;
+    rf_dim dims[MAX_RANK];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    dims[d] = (rf_dim){size, NULL};
+    if (have > size) {
+        rf_arg args[5] = {{"self", rf_attr_of_value(x)},
+                          {"dim", a_int(d)},
+                          {"start", a_int(0)},
+                          {"end", a_int(size)},
+                          {"step", a_int(1)}};
+        return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, dims, "_fftS");
+    }
+    int64_t pad[2 * MAX_RANK] = {0};
+    size_t npad = 2 * (size_t)(x->rank - d);
+    pad[npad - 1] = size - have;
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"pad", a_ints(L, npad, pad)}, {"value", a_float(0.0)}};
+    return rf_b_op(L, "aten.constant_pad_nd.default", 3, args, x->dtype, x->rank, dims, "_fftP");
+}
+
+rf_cpair rf_fft_resize_pair(rf_lowering *L, rf_cpair x, int64_t d, int64_t size) {
+    rf_value *re = rf_fft_resize(L, x.re, d, size);
+    return cp(re, rf_fft_resize(L, x.im, d, size));
+}
+
+/* ---- rule plumbing ---- */
+
+int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt) {
+    if (dt == RF_DT_F16 || dt == RF_DT_BF16 || dt == RF_DT_F32 || dt == RF_DT_F64) return 1;
+    rf_fail(L, n, RF_ERR_DTYPE, "%s: no real FFT for component dtype %s", n->op, rf_dtype_name(dt));
+    return 0;
+}
+
+rf_status rf_fft_check_static(rf_lowering *L, const rf_node *n, const rf_value *x, const int64_t *dims, size_t nd) {
+    if (x->rank < 0 || x->rank >= MAX_RANK)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, MAX_RANK);
+    for (size_t i = 0; i < nd; i++) {
+        const rf_dim *sz = &x->dims[dims[i]];
+        if (sz->sym)
+            return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                           "%s: the transform size along dim %lld is symbolic (%s); realify lowers FFTs whose "
+                           "transformed dims are static (other dims may be symbolic)",
+                           n->op, (long long)dims[i], sz->sym);
+        if (sz->size < 1 || sz->size > RF_FFT_MAX_N)
+            return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: transform size %lld is out of range", n->op,
+                           (long long)sz->size);
+    }
+    return RF_OK;
+}
+
+rf_cpair rf_fft_in(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt) {
+    rf_cx c = rf_in_cx(L, n, name, dt);
+    return cp(c.re.v, c.im_zero ? NULL : c.im.v);
+}
+
+void rf_fft_set(rf_lowering *L, const rf_value *orig, rf_cpair x) {
+    rf_cx c = {0};
+    c.re = rf_val(x.re);
+    c.im_zero = x.im == NULL;
+    if (x.im) c.im = rf_val(x.im);
+    rf_set_cx(L, orig, c);
+}
+
+rf_status rf_fft_done(rf_fft_ctx *f, const rf_node *n, int ok) {
+    if (f->oom) return rf_fail(f->L, n, RF_ERR_NOMEM, "%s: out of memory building the FFT", n->op);
+    if (!ok) return rf_fail(f->L, n, RF_ERR_INVALID, "%s: the FFT could not be built", n->op);
+    return RF_OK;
+}
+
+/* ---- _fft_c2c, _fft_r2c, _fft_c2r ---- */
+
+typedef struct fft_args {
+    size_t ndims;
+    int64_t dims[MAX_RANK];
+    int64_t norm;
+} fft_args;
+
+/* Reads `dim` (normalised against rank) and `normalization`; checks that the
+ * transformed sizes of `x` are static. */
+static rf_status read_fft_args(rf_lowering *L, const rf_node *n, const rf_value *x, fft_args *a) {
+    if (x->rank < 0 || x->rank >= MAX_RANK)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, MAX_RANK);
+    const rf_attr *dim = rf_node_arg(n, "dim"), *norm = rf_node_arg(n, "normalization");
+    if (!dim || dim->kind != RF_A_LIST || dim->n > (size_t)x->rank)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a list of dims", n->op);
+    if (!norm || norm->kind != RF_A_INT || norm->i < 0 || norm->i > 2)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs normalization 0, 1 or 2", n->op);
+    a->norm = norm->i;
+    a->ndims = dim->n;
+    for (size_t i = 0; i < dim->n; i++) {
+        if (dim->items[i].kind != RF_A_INT) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: symbolic dim", n->op);
+        int64_t d = dim->items[i].i;
+        if (d < 0) d += x->rank;
+        if (d < 0 || d >= x->rank)
+            return rf_fail(L, n, RF_ERR_INVALID, "%s: dim %lld out of range", n->op, (long long)dim->items[i].i);
+        a->dims[i] = d;
+    }
+    return rf_fft_check_static(L, n, x, a->dims, a->ndims);
+}
+
+/* normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n (n: the signal's numel over the transformed dims) */
+static double norm_factor(int64_t norm, double signal_numel) {
+    if (norm == 1) return 1.0 / sqrt(signal_numel);
+    if (norm == 2) return 1.0 / signal_numel;
+    return 1.0;
+}
+
+static double signal_numel(const rf_value *x, const int64_t *dims, size_t nd) {
+    double numel = 1;
+    for (size_t i = 0; i < nd; i++) numel *= (double)x->dims[dims[i]].size;
+    return numel;
+}
+
+static rf_status fft_c2c(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *fwd = rf_node_arg(n, "forward");
+    if (!rf_attr_is_tensor(self) || !fwd || fwd->kind != RF_A_BOOL)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and forward", n->op);
+    fft_args a;
+    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
+    fft_ctx f = {L, rf_work_dtype(L, n), 0};
+    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
+    cpair x = rf_fft_in(L, n, "self", f.dt);
+    x = rf_fft_c2c_dims(&f, x, a.dims, a.ndims, fwd->i ? -1 : 1);
+    x = cp_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
+    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
+    rf_fft_set(L, n->outs[0], x);
+    return RF_OK;
+}
+
+static rf_status fft_r2c(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *onesided = rf_node_arg(n, "onesided");
+    if (!rf_attr_is_tensor(self) || !onesided || onesided->kind != RF_A_BOOL)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and onesided", n->op);
+    fft_args a;
+    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
+    fft_ctx f = {L, rf_work_dtype(L, n), 0};
+    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
+    rf_value *xr = rf_in_real(L, n, "self");
+    if (!xr) return RF_ERR_INVALID;
+    if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
+    cpair x = rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)onesided->i);
+    x = cp_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
+    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
+    rf_fft_set(L, n->outs[0], x);
+    return RF_OK;
+}
+
+static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *lds = rf_node_arg(n, "last_dim_size");
+    if (!rf_attr_is_tensor(self) || !lds)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and last_dim_size", n->op);
+    if (lds->kind != RF_A_INT)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                       "%s: last_dim_size is symbolic; realify lowers FFTs whose transformed dims are static",
+                       n->op);
+    fft_args a;
+    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
+    if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
+    fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
+    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
+    cpair x = rf_fft_in(L, n, "self", f.dt);
+    rf_value *out = rf_fft_c2r_dims(&f, x, a.dims, a.ndims, lds->i);
+    out = scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
+    if (f.oom || !out) return rf_fft_done(&f, n, 0);
+    rf_set_real(L, n->outs[0], out);
+    return RF_OK;
+}
+
+const rf_rule_entry rf_rules_fft[] = {
+    {"aten._fft_c2c.default", fft_c2c},
+    {"aten._fft_r2c.default", fft_r2c},
+    {"aten._fft_c2r.default", fft_c2r},
+    {NULL, NULL},
+};

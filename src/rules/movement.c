@@ -1,0 +1,165 @@
+/* More movement and copy ops: the *_copy variants, padding, shuffles, views
+ * over storage, and scatter-style ops that write one tensor into another.
+ * Each acts on the real and the imaginary part alike; fill values split into
+ * their parts. (Padding, unfold and as_strided itself live with the fft ops.) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lower_internal.h"
+#include "family.h"
+#include "rules.h"
+
+/* The arguments whose values land in the result (a real one adds nothing to the imaginary part). */
+static const char *const value_fill[] = {"value", NULL};
+static const char *const fill_fill[] = {"fill", NULL};
+static const char *const src_fill[] = {"src", NULL};
+static const char *const source_fill[] = {"source", NULL};
+static const char *const values_fill[] = {"values", NULL};
+
+static rf_status fill_value(rf_lowering *L, const rf_node *n) { return rf_lower_componentwise_fill(L, n, value_fill); }
+static rf_status fill_fill_arg(rf_lowering *L, const rf_node *n) { return rf_lower_componentwise_fill(L, n, fill_fill); }
+static rf_status fill_src(rf_lowering *L, const rf_node *n) { return rf_lower_componentwise_fill(L, n, src_fill); }
+static rf_status fill_source(rf_lowering *L, const rf_node *n) { return rf_lower_componentwise_fill(L, n, source_fill); }
+static rf_status fill_values(rf_lowering *L, const rf_node *n) { return rf_lower_componentwise_fill(L, n, values_fill); }
+
+/* scatter with reduce="add" is linear; "multiply" is not componentwise. */
+static rf_status scatter_reduce_add(rf_lowering *L, const rf_node *n) {
+    const rf_attr *r = rf_node_arg(n, "reduce");
+    if (!r || r->kind != RF_A_STR || strcmp(r->s, "add") != 0)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s on complex values reduces only with \"add\"", n->op);
+    return rf_lower_componentwise_fill(L, n, rf_node_arg(n, "src") ? src_fill : value_fill);
+}
+
+static void scaled_ints(rf_lowering *L, rf_attr *out, const rf_attr *in, int64_t scale, int64_t extra) {
+    *out = *in;
+    out->n = in->n + 1;
+    out->items = rf_alloc(rf_out_graph(L), out->n * sizeof(rf_attr));
+    for (size_t i = 0; i < in->n; i++) out->items[i] = in->items[i], out->items[i].i *= scale;
+    memset(&out->items[in->n], 0, sizeof(rf_attr));
+    out->items[in->n].kind = RF_A_INT;
+    out->items[in->n].i = extra;
+}
+
+static int static_ints(const rf_attr *a) {
+    if (!a || a->kind != RF_A_LIST) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->items[i].kind != RF_A_INT) return 0;
+    return 1;
+}
+
+/* as_strided reads the storage of its input. A complex graph input arrives as
+ * its view_as_real view of that storage, where the same element sits at twice
+ * the offset and strides; an intermediate value has no such storage here. */
+static rf_status as_strided(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *size = rf_node_arg(n, "size"), *stride = rf_node_arg(n, "stride");
+    const rf_attr *off = rf_node_arg(n, "storage_offset");
+    if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(self->value->dtype) || !static_ints(size) ||
+        !static_ints(stride))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a complex tensor and static sizes", n->op);
+    if (self->value->producer || !L->cx_map[self->value->id].packed)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex value that is not a graph input", n->op);
+    if (rf_component_of(L, self->value->dtype) != rf_dtype_component(self->value->dtype, 0))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a truncated input: its storage is a converted copy", n->op);
+    if (off && off->kind != RF_A_INT && off->kind != RF_A_NONE)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic offset", n->op);
+    rf_value *packed = rf_packed_of(L, self->value);
+    const rf_attr *src = rf_node_arg(n, "src");
+    rf_arg args[5];
+    size_t na = 0;
+    args[na].name = "self";
+    args[na++].attr = rf_attr_of_value(packed);
+    if (src) {
+        if (!rf_attr_is_tensor(src) || !rf_dtype_is_complex(src->value->dtype))
+            return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a real source", n->op);
+        args[na].name = "src";
+        args[na++].attr = rf_attr_of_value(rf_packed_of(L, src->value));
+    }
+    args[na].name = "size";
+    scaled_ints(L, &args[na++].attr, size, 1, 2);
+    args[na].name = "stride";
+    scaled_ints(L, &args[na++].attr, stride, 2, 1);
+    args[na].name = "storage_offset";
+    memset(&args[na].attr, 0, sizeof(rf_attr));
+    args[na].attr.kind = RF_A_INT;
+    args[na++].attr.i = (off && off->kind == RF_A_INT) ? 2 * off->i : 0;
+    const rf_value *o = n->outs[0];
+    rf_value like;
+    memset(&like, 0, sizeof like);
+    like.rank = o->rank + 1;
+    like.dims = rf_alloc(rf_out_graph(L), (size_t)like.rank * sizeof(rf_dim));
+    if (o->rank > 0) memcpy(like.dims, o->dims, (size_t)o->rank * sizeof(rf_dim));
+    like.dims[o->rank].size = 2;
+    const rf_value *likes[1] = {&like};
+    rf_node *m = rf_b_node(L, n->op, na, args, 1, likes, packed->dtype, "_packed");
+    rf_set_packed(L, o, m->outs[0]);
+    return RF_OK;
+}
+
+const rf_rule_entry rf_rules_movement[] = {
+    {"aten.alias_copy.default", rf_lower_componentwise},
+    {"aten.view_copy.default", rf_lower_componentwise},
+    {"aten.expand_copy.default", rf_lower_componentwise},
+    {"aten.permute_copy.default", rf_lower_componentwise},
+    {"aten.transpose_copy.int", rf_lower_componentwise},
+    {"aten.t_copy.default", rf_lower_componentwise},
+    {"aten.squeeze_copy.default", rf_lower_componentwise},
+    {"aten.squeeze_copy.dim", rf_lower_componentwise},
+    {"aten.squeeze_copy.dims", rf_lower_componentwise},
+    {"aten.unsqueeze_copy.default", rf_lower_componentwise},
+    {"aten.diagonal_copy.default", rf_lower_componentwise},
+    {"aten.select_copy.int", rf_lower_componentwise},
+    {"aten.slice_copy.Tensor", rf_lower_componentwise},
+    {"aten.narrow_copy.default", rf_lower_componentwise},
+    {"aten.unbind_copy.int", rf_lower_componentwise},
+    {"aten.split_copy.Tensor", rf_lower_componentwise},
+    {"aten.split_with_sizes_copy.default", rf_lower_componentwise},
+    {"aten.unsafe_split.Tensor", rf_lower_componentwise},
+    {"aten.unsafe_split_with_sizes.default", rf_lower_componentwise},
+    {"aten.unfold_copy.default", rf_lower_componentwise},
+    {"aten.rot90.default", rf_lower_componentwise},
+    {"aten.pixel_shuffle.default", rf_lower_componentwise},
+    {"aten.pixel_unshuffle.default", rf_lower_componentwise},
+    {"aten.channel_shuffle.default", rf_lower_componentwise},
+    {"aten.native_channel_shuffle.default", rf_lower_componentwise},
+    {"aten.im2col.default", rf_lower_componentwise},
+    {"aten.col2im.default", rf_lower_componentwise},
+    {"aten._chunk_cat.default", rf_lower_componentwise},
+    {"aten.block_diag.default", rf_lower_componentwise},
+    {"aten.tril.default", rf_lower_componentwise},
+    {"aten.triu.default", rf_lower_componentwise},
+    {"aten.trace.default", rf_lower_componentwise},
+    {"aten.diag_embed.default", rf_lower_componentwise},
+    {"aten.diag.default", rf_lower_componentwise},
+    {"aten.copy.default", fill_src},
+    {"aten.resize.default", rf_lower_componentwise},
+    {"aten.resize_as.default", rf_lower_componentwise},
+    {"aten.slice_scatter.default", fill_src},
+    {"aten.select_scatter.default", fill_src},
+    {"aten.diagonal_scatter.default", fill_src},
+    {"aten.masked_scatter.default", fill_source},
+    {"aten.masked_select.default", rf_lower_componentwise},
+    {"aten.masked_fill.Scalar", fill_value},
+    {"aten.masked_fill.Tensor", fill_value},
+    {"aten.take.default", rf_lower_componentwise},
+    {"aten.put.default", fill_source},
+    {"aten.index.Tensor", rf_lower_componentwise},
+    {"aten._unsafe_index.Tensor", rf_lower_componentwise},
+    {"aten.index_put.default", fill_values},
+    {"aten._unsafe_index_put.default", fill_values},
+    {"aten._unsafe_masked_index.default", fill_fill_arg},
+    {"aten._unsafe_masked_index_put_accumulate.default", fill_values},
+    {"aten.index_select.default", rf_lower_componentwise},
+    {"aten.gather.default", rf_lower_componentwise},
+    {"aten.scatter.src", fill_src},
+    {"aten.scatter.value", fill_value},
+    {"aten.scatter.reduce", scatter_reduce_add},
+    {"aten.scatter.value_reduce", scatter_reduce_add},
+    {"aten.scatter_add.default", fill_src},
+    {"aten.index_add.default", fill_source},
+    {"aten.index_copy.default", fill_source},
+    {"aten.index_fill.int_Scalar", fill_value},
+    {"aten.index_fill.int_Tensor", fill_value},
+    {"aten.as_strided_copy.default", as_strided},
+    {"aten.as_strided_scatter.default", as_strided},
+    {NULL, NULL},
+};

@@ -1,0 +1,93 @@
+"""docs/op-coverage.md from the OpInfo measurement (the one test_opinfo.py makes).
+
+`make coverage` runs test_opinfo.py with REALIFY_WRITE_COVERAGE=1, whose last test writes the file from the results
+it measured; without the variable that test checks the file against them instead.
+"""
+
+from __future__ import annotations
+
+from opinfo_support import (
+    ERROR_BY_DESIGN,
+    KNOWN_GAP,
+    MAX_SAMPLES,
+    MODES,
+    NOT_APPLICABLE,
+    OTHER_ISSUE,
+    SKIPS,
+    UNDEFINED_VALUES,
+    UNTRACEABLE_SAMPLES,
+    OpResult,
+    in_denominator,
+    kind_of,
+)
+
+DOC_PATH = "docs/op-coverage.md"
+MODE_TITLES = {"c64": "complex64", "c128": "complex128", "trunc": "complex128, truncate_double"}
+
+
+def headline(results: dict[str, OpResult]) -> tuple[int, int]:
+    names = [n for n in results if in_denominator(n)]
+    return sum(results[n].passed for n in names), len(names)
+
+
+def percent(passed: int, total: int) -> str:
+    return f"{100.0 * passed / total:.1f}%" if total else "n/a"
+
+
+def cell(res: OpResult, mode: str) -> str:
+    ok, total = res.counts(mode)
+    status = res.mode_status(mode)
+    word = {"pass": "pass", "unsupported": "raises", "no sample": "no sample"}.get(status, "FAIL")
+    return f"{word} {ok}/{total}"
+
+
+def note(name: str, res: OpResult | None) -> str:
+    parts = []
+    skip = SKIPS.get(name)
+    if skip:
+        parts.append(f"{skip.kind}: {skip.reason}")
+    if name in UNDEFINED_VALUES:
+        parts.append("uninitialised values: shapes and dtypes compared")
+    if res is not None:
+        if res.untraceable():
+            parts.append(f"{res.untraceable()} sample runs skipped: {UNTRACEABLE_SAMPLES[name][0]}")
+        if not res.passed and not skip:
+            parts.append(res.first_problem()[:160].replace("\n", " ").replace("|", "\\|"))
+    return "; ".join(parts).replace("|", "\\|")
+
+
+def render(results: dict[str, OpResult], all_names: list[str]) -> str:
+    passed, total = headline(results)
+    kinds = [kind_of(n) for n in all_names]
+    lines = [
+        "# OpInfo coverage",
+        "",
+        f"**{percent(passed, total)}** of the OpInfo ops that support complex64 and are in scope pass every sample in "
+        f"all three modes ({passed} of {total}).",
+        "",
+        "Measured by `tests/python/test_opinfo.py` (`make coverage` rewrites this file): every OpInfo of "
+        "`torch.testing._internal.common_methods_invocations.op_db` that supports complex64 on CPU, up to "
+        f"{MAX_SAMPLES} samples per op and dtype, each traced with make_fx, lowered with `realify.lower`, checked "
+        "for complex dtypes and compared with eager PyTorch. Modes: " + ", ".join(MODE_TITLES.values()) + ". "
+        "A cell reads `pass` when every sample passed, `raises` when the others raised UnsupportedOpError, with "
+        "passing / measured samples.",
+        "",
+        f"- in scope: {total} ops, {passed} pass, {total - passed} known gaps",
+        f"- error by design (raise UnsupportedOpError, tested): {kinds.count(ERROR_BY_DESIGN)} ops",
+        f"- not applicable: {kinds.count(NOT_APPLICABLE)} ops",
+        f"- FFT family (its own issue, not counted here): {kinds.count(OTHER_ISSUE)} ops",
+        "",
+        "| op | " + " | ".join(MODE_TITLES[m] for m in MODES) + " | notes |",
+        "|---|" + "---|" * len(MODES) + "---|",
+    ]
+    for name in sorted(all_names):
+        res = results.get(name)
+        kind = kind_of(name)
+        if res is None:
+            reason = "measured by the FFT issue" if kind == OTHER_ISSUE else SKIPS[name].reason
+            label = "other issue" if kind == OTHER_ISSUE else kind
+            lines.append(f"| `{name}` | " + " | ".join("—" for _ in MODES) + f" | {label}: {reason} |")
+            continue
+        mark = "" if res.passed or kind in (ERROR_BY_DESIGN, KNOWN_GAP) else " **FAIL**"
+        lines.append(f"| `{name}`{mark} | " + " | ".join(cell(res, m) for m in MODES) + f" | {note(name, res)} |")
+    return "\n".join(lines) + "\n"
