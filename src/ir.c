@@ -47,11 +47,11 @@ const char *rf_strndup(rf_graph *g, const char *s, size_t n) {
 
 const char *rf_strdup(rf_graph *g, const char *s) { return rf_strndup(g, s, strlen(s)); }
 
-/* ---- name set: open addressing over arena strings ---- */
+/* ---- name set: open addressing over the graph's values, keyed by name ---- */
 
 struct rf_name_set {
     size_t count, cap;
-    const char **slots;
+    rf_value **slots;
 };
 
 static uint64_t hash_str(const char *s) {
@@ -60,33 +60,37 @@ static uint64_t hash_str(const char *s) {
     return h;
 }
 
-static int nameset_contains(const struct rf_name_set *ns, const char *s) {
-    if (!ns->cap) return 0;
+static rf_value *nameset_find(const struct rf_name_set *ns, const char *s) {
+    if (!ns->cap) return NULL;
     for (size_t i = hash_str(s) & (ns->cap - 1);; i = (i + 1) & (ns->cap - 1)) {
-        if (!ns->slots[i]) return 0;
-        if (strcmp(ns->slots[i], s) == 0) return 1;
+        if (!ns->slots[i]) return NULL;
+        if (strcmp(ns->slots[i]->name, s) == 0) return ns->slots[i];
     }
 }
 
-static void nameset_insert(rf_graph *g, const char *s) {
+static int nameset_contains(const struct rf_name_set *ns, const char *s) { return nameset_find(ns, s) != NULL; }
+
+static void nameset_insert(rf_graph *g, rf_value *v) {
     struct rf_name_set *ns = g->names;
     if (2 * (ns->count + 1) > ns->cap) {
         size_t cap = ns->cap ? ns->cap * 2 : 64;
-        const char **slots = rf_alloc(g, cap * sizeof(*slots));
+        rf_value **slots = rf_alloc(g, cap * sizeof(*slots));
         for (size_t i = 0; i < ns->cap; i++) {
             if (!ns->slots[i]) continue;
-            size_t j = hash_str(ns->slots[i]) & (cap - 1);
+            size_t j = hash_str(ns->slots[i]->name) & (cap - 1);
             while (slots[j]) j = (j + 1) & (cap - 1);
             slots[j] = ns->slots[i];
         }
         ns->slots = slots;
         ns->cap = cap;
     }
-    size_t j = hash_str(s) & (ns->cap - 1);
+    size_t j = hash_str(v->name) & (ns->cap - 1);
     while (ns->slots[j]) j = (j + 1) & (ns->cap - 1);
-    ns->slots[j] = s;
+    ns->slots[j] = v;
     ns->count++;
 }
+
+rf_value *rf_graph_find_value(const rf_graph *g, const char *name) { return nameset_find(g->names, name); }
 
 int rf_graph_name_taken(const rf_graph *g, const char *name) { return nameset_contains(g->names, name); }
 
@@ -187,7 +191,7 @@ static const char *unique_name(rf_graph *g, const char *hint) {
 rf_value *rf_value_new(rf_graph *g, const char *hint, rf_dtype dt, int rank, const rf_dim *dims) {
     rf_value *v = rf_alloc(g, sizeof(*v));
     v->name = unique_name(g, hint);
-    nameset_insert(g, v->name);
+    nameset_insert(g, v);
     v->dtype = dt;
     v->rank = rank;
     v->packed_from = RF_DT_COUNT;

@@ -121,6 +121,8 @@ rf_node *rf_node_new(rf_graph *g, const char *op, size_t nargs, size_t nouts);
 void rf_graph_append_node(rf_graph *g, rf_node *n);
 void rf_graph_set_outputs(rf_graph *g, size_t n, const rf_attr *outs);
 int rf_graph_name_taken(const rf_graph *g, const char *name);
+/* The value named `name`, or NULL. */
+rf_value *rf_graph_find_value(const rf_graph *g, const char *name);
 
 /* Deep copy of an attribute into graph g, mapping VALUE refs through `map`
  * (indexed by the source value's id) when map != NULL. */

@@ -255,6 +255,50 @@ static void lower_outputs(rf_lowering *L) {
     rf_graph_set_outputs(L->out, in->noutputs, outs);
 }
 
+/* Rule lookups memoised per distinct op name: a graph repeats a few dozen ops
+ * thousands of times, and the rule table is scanned once per op. */
+typedef struct op_cache_entry {
+    const char *op;
+    rf_rule_fn rule;
+    int real_too;
+} op_cache_entry;
+
+typedef struct op_cache {
+    size_t cap, count;
+    op_cache_entry *slots;
+} op_cache;
+
+static size_t op_hash(const char *s) {
+    size_t h = 5381;
+    for (; *s; s++) h = h * 33u + (unsigned char)*s;
+    return h;
+}
+
+static const op_cache_entry *op_cache_get(op_cache *c, const char *op) {
+    if (2 * (c->count + 1) > c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        op_cache_entry *slots = calloc(cap, sizeof(*slots));
+        if (!slots) return NULL;
+        for (size_t i = 0; i < c->cap; i++) {
+            if (!c->slots[i].op) continue;
+            size_t j = op_hash(c->slots[i].op) & (cap - 1);
+            while (slots[j].op) j = (j + 1) & (cap - 1);
+            slots[j] = c->slots[i];
+        }
+        free(c->slots);
+        c->slots = slots;
+        c->cap = cap;
+    }
+    size_t j = op_hash(op) & (c->cap - 1);
+    for (; c->slots[j].op; j = (j + 1) & (c->cap - 1))
+        if (strcmp(c->slots[j].op, op) == 0) return &c->slots[j];
+    c->slots[j].op = op;
+    c->slots[j].rule = rf_rule_lookup(op);
+    c->slots[j].real_too = rf_rule_real_too(op);
+    c->count++;
+    return &c->slots[j];
+}
+
 void rf_lower_options_init(rf_lower_options *opt) {
     opt->truncate_double = 0;
     opt->cleanup = 1;
@@ -280,14 +324,20 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     }
     for (size_t i = 0; i < in->ninputs; i++) copy_boundary(&L, in->inputs[i], 0);
     for (size_t i = 0; i < in->nconsts; i++) copy_boundary(&L, in->consts[i], 1);
+    op_cache ops = {0};
     for (size_t i = 0; i < in->nnodes && !L.failed; i++) {
         const rf_node *n = in->nodes[i];
         L.cur = n;
-        if (!rf_node_touches_complex(n) && !rf_rule_real_too(n->op)) {
+        const op_cache_entry *entry = op_cache_get(&ops, n->op);
+        if (!entry) {
+            rf_fail(&L, n, RF_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (!rf_node_touches_complex(n) && !entry->real_too) {
             copy_node(&L, n);
             continue;
         }
-        rf_rule_fn rule = rf_rule_lookup(n->op);
+        rf_rule_fn rule = entry->rule;
         if (!rule) {
             rf_fail(&L, n, RF_ERR_UNSUPPORTED, "no rule lowers %s on complex values", n->op);
             break;
@@ -295,6 +345,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
         rf_status s = rule(&L, n);
         if (s != RF_OK && !L.failed) rf_fail(&L, n, s, "rule for %s failed", n->op);
     }
+    free(ops.slots);
     L.cur = NULL;
     if (!L.failed) lower_outputs(&L);
     if (!L.failed && L.opt.cleanup) rf_cleanup(L.out);

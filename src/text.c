@@ -193,51 +193,10 @@ char *rf_print(const rf_graph *g) {
 
 /* ---- parser ---- */
 
-typedef struct name_map {
-    size_t cap, count;
-    rf_value **slots;
-} name_map;
-
-static size_t hash_name(const char *s) {
-    size_t h = 5381;
-    for (; *s; s++) h = h * 33u + (unsigned char)*s;
-    return h;
-}
-
-static rf_value *map_get(const name_map *m, const char *name) {
-    if (!m->cap) return NULL;
-    for (size_t i = hash_name(name) & (m->cap - 1); m->slots[i]; i = (i + 1) & (m->cap - 1))
-        if (strcmp(m->slots[i]->name, name) == 0) return m->slots[i];
-    return NULL;
-}
-
-static int map_put(name_map *m, rf_value *v) {
-    if (2 * (m->count + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 256;
-        rf_value **slots = calloc(cap, sizeof(*slots));
-        if (!slots) return 0;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->slots[i]) continue;
-            size_t j = hash_name(m->slots[i]->name) & (cap - 1);
-            while (slots[j]) j = (j + 1) & (cap - 1);
-            slots[j] = m->slots[i];
-        }
-        free(m->slots);
-        m->slots = slots;
-        m->cap = cap;
-    }
-    size_t j = hash_name(v->name) & (m->cap - 1);
-    while (m->slots[j]) j = (j + 1) & (m->cap - 1);
-    m->slots[j] = v;
-    m->count++;
-    return 1;
-}
-
 typedef struct parser {
     const char *p;
     int line;
     rf_graph *g;
-    name_map names;
     rf_error *err;
     int failed;
 } parser;
@@ -337,7 +296,8 @@ static const char *parse_string(parser *ps) {
     return ps->failed ? NULL : s;
 }
 
-static const char *parse_value_name(parser *ps) {
+/* Reads "%name" into buf (NUL-terminated); NULL on error. */
+static const char *parse_value_name(parser *ps, char *buf, size_t cap) {
     if (!accept(ps, '%')) {
         perr(ps, "expected a %%value");
         return NULL;
@@ -349,11 +309,17 @@ static const char *parse_value_name(parser *ps) {
         perr(ps, "expected a value name after '%%'");
         return NULL;
     }
-    return rf_strndup(ps->g, s, n);
+    if (n >= cap) {
+        perr(ps, "value name longer than %zu characters", cap - 1);
+        return NULL;
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
 }
 
 static rf_value *lookup(parser *ps, const char *name) {
-    rf_value *v = map_get(&ps->names, name);
+    rf_value *v = rf_graph_find_value(ps->g, name);
     if (!v) perr(ps, "undefined value %%%s", name);
     return v;
 }
@@ -499,7 +465,8 @@ static int parse_attr(parser *ps, rf_attr *a) {
     skip_ws(ps);
     char c = *ps->p;
     if (c == '%') {
-        const char *name = parse_value_name(ps);
+        char name_buf[512];
+        const char *name = parse_value_name(ps, name_buf, sizeof name_buf);
         if (!name) return 0;
         a->kind = RF_A_VALUE;
         a->value = lookup(ps, name);
@@ -594,23 +561,12 @@ static int parse_const_data(parser *ps, rf_value *v) {
     return 1;
 }
 
-static int define(parser *ps, rf_value *v) {
-    if (map_get(&ps->names, v->name)) {
-        perr(ps, "value %%%s defined twice", v->name);
-        return 0;
-    }
-    if (!map_put(&ps->names, v)) {
-        perr(ps, "out of memory");
-        return 0;
-    }
-    return 1;
-}
-
 /* "%name: type" */
 static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
     skip_ws(ps);
     int line = ps->line;
-    const char *name = parse_value_name(ps);
+    char name_buf[512];
+    const char *name = parse_value_name(ps, name_buf, sizeof name_buf);
     if (!name || !expect(ps, ':')) return NULL;
     rf_dtype dt, mark;
     int rank;
@@ -641,7 +597,7 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
         v = rf_value_new(ps->g, name, dt, rank, dims);
     }
     v->packed_from = mark;
-    return define(ps, v) ? v : NULL;
+    return v;
 }
 
 static int parse_node(parser *ps) {
@@ -757,7 +713,6 @@ rf_status rf_parse(const char *text, rf_graph **out, rf_error *err) {
     ps.g = rf_graph_new();
     if (!ps.g) return RF_ERR_NOMEM;
     int ok = parse_graph(&ps);
-    free(ps.names.slots);
     if (!ok) {
         rf_graph_free(ps.g);
         return RF_ERR_PARSE;
