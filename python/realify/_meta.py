@@ -10,6 +10,7 @@ import torch.fx as fx
 from torch._guards import detect_fake_mode
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from torch.utils import _pytree as pytree
 
 from ._fx_to_ir import fetch_attr
 
@@ -18,12 +19,44 @@ if TYPE_CHECKING:
 
 
 class _FakeProp(fx.Interpreter):
-    def __init__(self, gm: fx.GraphModule, mode: FakeTensorMode) -> None:
+    """Runs the rebuilt graph on fake tensors and stores meta["val"].
+
+    A node that applies the input graph's op to arguments whose fake values have the same
+    dtype, device, shape and strides as there (the C core copies real nodes verbatim) gets
+    the input node's value: the same computation on the same metadata gives the same
+    metadata, and it spares a fake dispatch for most nodes of a large graph.
+    """
+
+    def __init__(self, gm: fx.GraphModule, mode: FakeTensorMode, originals: dict[str, fx.Node] | None) -> None:
         super().__init__(gm)
         self.mode = mode
+        self.originals = originals or {}
+        self.twins: dict[fx.Node, fx.Node] = {}
+
+    def _twin(self, n: fx.Node) -> fx.Node | None:
+        orig = self.originals.get(n.name)
+        if orig is None or n.op != "call_function" or orig.target != n.target or "val" not in orig.meta:
+            return None
+        new_leaves, new_spec = pytree.tree_flatten(_named_args(n))
+        old_leaves, old_spec = pytree.tree_flatten(_named_args(orig))
+        if new_spec != old_spec:
+            return None
+        for a, b in zip(new_leaves, old_leaves, strict=True):
+            if isinstance(a, fx.Node):
+                if not isinstance(b, fx.Node):
+                    return None
+                if self.twins.get(a) is not b and _signature(self.env[a]) != _signature(b.meta.get("val")):
+                    return None
+            elif isinstance(b, fx.Node) or type(a) is not type(b) or a != b:
+                return None
+        return orig
 
     def run_node(self, n: fx.Node) -> Any:
-        if n.op == "get_attr":
+        orig = self._twin(n)
+        if orig is not None:
+            self.twins[n] = orig
+            result = orig.meta["val"]
+        elif n.op == "get_attr":
             value = fetch_attr(self.module, n.target)
             result = self.mode.from_tensor(value, static_shapes=True) if isinstance(value, torch.Tensor) else value
         else:
@@ -32,6 +65,25 @@ class _FakeProp(fx.Interpreter):
         if n.op != "output":
             n.meta["val"] = result
         return result
+
+
+def _signature(v: Any) -> Any:
+    """What a value's metadata says: dtype, device, shape and strides (symbolic sizes by name)."""
+    if isinstance(v, torch.Tensor):
+        return ("tensor", v.dtype, v.device, tuple(str(d) for d in v.shape), tuple(str(s) for s in v.stride()))
+    if isinstance(v, (list, tuple)):
+        return tuple(_signature(x) for x in v)
+    return ("value", type(v).__name__, str(v))
+
+
+def _named_args(node: fx.Node) -> dict[str, Any]:
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        names = [a.name for a in target._schema.arguments]
+        out = dict(zip(names, node.args, strict=False))
+        out.update(node.kwargs)
+        return out
+    return {**{f"arg{i}": a for i, a in enumerate(node.args)}, **node.kwargs}
 
 
 def _fresh_fake(v: torch.Tensor) -> torch.Tensor:
@@ -47,7 +99,13 @@ def real_view(x: Any, real_dtype: torch.dtype) -> Any:
     return r if r.dtype == real_dtype else r.to(real_dtype)
 
 
-def recompute_meta(gm: fx.GraphModule, orig_placeholders: list[fx.Node], sig: Signature, truncate_double: bool) -> None:
+def recompute_meta(
+    gm: fx.GraphModule,
+    orig_placeholders: list[fx.Node],
+    sig: Signature,
+    truncate_double: bool,
+    originals: dict[str, fx.Node] | None = None,
+) -> None:
     vals = [p.meta["val"] for p in orig_placeholders]
     try:
         mode = detect_fake_mode(vals)
@@ -55,6 +113,7 @@ def recompute_meta(gm: fx.GraphModule, orig_placeholders: list[fx.Node], sig: Si
         mode = None
     if mode is not None and mode.shape_env is None:
         mode = None  # static shapes: a fresh mode with a shape environment computes the same metadata
+    reused_mode = mode is not None
     if mode is None:
         # A shape environment lets data-dependent ops (nonzero, masked_select) get unbacked sizes.
         mode = FakeTensorMode(shape_env=ShapeEnv())
@@ -66,4 +125,5 @@ def recompute_meta(gm: fx.GraphModule, orig_placeholders: list[fx.Node], sig: Si
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for p, a in zip(placeholders, args, strict=True):
         p.meta["val"] = a
-    _FakeProp(gm, mode).run(*args)
+    # Reusing the input graph's fake values is only sound within its own fake mode.
+    _FakeProp(gm, mode, originals if reused_mode else None).run(*args)

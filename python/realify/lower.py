@@ -213,7 +213,7 @@ def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> 
     ir = parse_ir(out_text)
     new_gm = _rebuild(gm, t, ir)
     sig = _signature(ir, t)
-    recompute_meta(new_gm, t.placeholders, sig, truncate_double)
+    recompute_meta(new_gm, t.placeholders, sig, truncate_double, _originals_by_name(gm))
     new_gm.graph.eliminate_dead_code(is_impure_node=_is_impure)
     new_gm.recompile()
     check_real_only(new_gm)
@@ -232,6 +232,10 @@ def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> 
     )
     new_gm.meta["realify_report"] = report
     return new_gm, report
+
+
+def _originals_by_name(gm: fx.GraphModule) -> dict[str, fx.Node]:
+    return {n.name: n for n in gm.graph.nodes}
 
 
 def _is_impure(node: fx.Node) -> bool:

@@ -706,10 +706,57 @@ static rf_status pad(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
-/* as_strided of a complex tensor: the same strides over contiguous copies of
- * its parts. Exact when the complex operand is contiguous, which is how stft's
- * framing uses it (a padded or viewed signal). */
+/* Whether eager PyTorch holds v contiguously: the IR records no strides, so this
+ * accepts only values made by ops that return a fresh contiguous tensor (the
+ * pads stft uses, cat, stack, resize), seen through ops that keep a contiguous
+ * layout contiguous (views that only reshape, clone). */
+static int known_contiguous(const rf_value *v) {
+    static const char *const fresh[] = {
+        "aten.constant_pad_nd.default", "aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+        "aten.reflection_pad3d.default", "aten.replication_pad1d.default", "aten.replication_pad2d.default",
+        "aten.replication_pad3d.default", "aten.cat.default", "aten.stack.default", "aten.resize.default", NULL};
+    static const char *const keep[] = {"aten.view.default",    "aten._unsafe_view.default", "aten.unsqueeze.default",
+                                       "aten.squeeze.dim",     "aten.squeeze.default",      "aten.clone.default",
+                                       NULL};
+    for (const rf_node *p = v->producer; p; p = v->producer) {
+        for (const char *const *f = fresh; *f; f++)
+            if (strcmp(p->op, *f) == 0) return 1;
+        const char *const *k = keep;
+        while (*k && strcmp(p->op, *k) != 0) k++;
+        const rf_attr *self = rf_node_arg(p, "self");
+        if (!*k || !self || self->kind != RF_A_VALUE) return 0;
+        v = self->value;
+    }
+    return 0;
+}
+
+/* The tensor whose storage v views through view/unsqueeze/squeeze (they keep
+ * the storage and its offset), or v itself. */
+static const rf_value *view_base(const rf_value *v) {
+    static const char *const views[] = {"aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim",
+                                        "aten.squeeze.default", NULL};
+    for (const rf_node *p = v->producer; p; p = v->producer) {
+        const char *const *k = views;
+        while (*k && strcmp(p->op, *k) != 0) k++;
+        const rf_attr *self = rf_node_arg(p, "self");
+        if (!*k || !self || self->kind != RF_A_VALUE) break;
+        v = self->value;
+    }
+    return v;
+}
+
+/* as_strided of a complex tensor. On a graph input it reads the input's own
+ * storage (exact for any layout). On an intermediate value known to be
+ * contiguous (stft frames a padded signal this way): the same strides over
+ * contiguous copies of its parts. Anything else raises rather than guess. */
 static rf_status as_strided(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    const rf_value *base = rf_attr_is_tensor(self) ? view_base(self->value) : NULL;
+    if (base && !base->producer && rf_dtype_is_complex(base->dtype) && !base->const_target)
+        return rf_lower_as_strided_on(L, n, base);
+    if (!rf_attr_is_tensor(self) || !known_contiguous(self->value))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                       "%s of a complex intermediate whose memory layout is not known to be contiguous", n->op);
     const rf_attr *off = rf_node_arg(n, "storage_offset");
     if (off && off->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex tensor with an explicit storage_offset", n->op);

@@ -50,19 +50,18 @@ static int static_ints(const rf_attr *a) {
 /* as_strided reads the storage of its input. A complex graph input arrives as
  * its view_as_real view of that storage, where the same element sits at twice
  * the offset and strides; an intermediate value has no such storage here. */
-static rf_status as_strided(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *size = rf_node_arg(n, "size"), *stride = rf_node_arg(n, "stride");
+rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base) {
+    const rf_attr *size = rf_node_arg(n, "size"), *stride = rf_node_arg(n, "stride");
     const rf_attr *off = rf_node_arg(n, "storage_offset");
-    if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(self->value->dtype) || !static_ints(size) ||
-        !static_ints(stride))
+    if (!base || !rf_dtype_is_complex(base->dtype) || !static_ints(size) || !static_ints(stride))
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a complex tensor and static sizes", n->op);
-    if (self->value->producer || !L->cx_map[self->value->id].packed)
+    if (base->producer || !L->cx_map[base->id].packed)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex value that is not a graph input", n->op);
-    if (rf_component_of(L, self->value->dtype) != rf_dtype_component(self->value->dtype, 0))
+    if (rf_component_of(L, base->dtype) != rf_dtype_component(base->dtype, 0))
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a truncated input: its storage is a converted copy", n->op);
     if (off && off->kind != RF_A_INT && off->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic offset", n->op);
-    rf_value *packed = rf_packed_of(L, self->value);
+    rf_value *packed = rf_packed_of(L, base);
     const rf_attr *src = rf_node_arg(n, "src");
     rf_arg args[5];
     size_t na = 0;
@@ -78,9 +77,10 @@ static rf_status as_strided(rf_lowering *L, const rf_node *n) {
     scaled_ints(L, &args[na++].attr, size, 1, 2);
     args[na].name = "stride";
     scaled_ints(L, &args[na++].attr, stride, 2, 1);
+    /* No offset means the input's own, which in the real view is already doubled. */
     args[na].name = "storage_offset";
     memset(&args[na].attr, 0, sizeof(rf_attr));
-    args[na].attr.kind = RF_A_INT;
+    args[na].attr.kind = (off && off->kind == RF_A_INT) ? RF_A_INT : RF_A_NONE;
     args[na++].attr.i = (off && off->kind == RF_A_INT) ? 2 * off->i : 0;
     const rf_value *o = n->outs[0];
     rf_value like;
@@ -93,6 +93,11 @@ static rf_status as_strided(rf_lowering *L, const rf_node *n) {
     rf_node *m = rf_b_node(L, n->op, na, args, 1, likes, packed->dtype, "_packed");
     rf_set_packed(L, o, m->outs[0]);
     return RF_OK;
+}
+
+rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    return rf_lower_as_strided_on(L, n, rf_attr_is_tensor(self) ? self->value : NULL);
 }
 
 const rf_rule_entry rf_rules_movement[] = {
@@ -159,7 +164,7 @@ const rf_rule_entry rf_rules_movement[] = {
     {"aten.index_copy.default", fill_source},
     {"aten.index_fill.int_Scalar", fill_value},
     {"aten.index_fill.int_Tensor", fill_value},
-    {"aten.as_strided_copy.default", as_strided},
-    {"aten.as_strided_scatter.default", as_strided},
+    {"aten.as_strided_copy.default", rf_lower_as_strided_of_input},
+    {"aten.as_strided_scatter.default", rf_lower_as_strided_of_input},
     {NULL, NULL},
 };

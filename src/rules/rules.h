@@ -25,6 +25,11 @@ extern const rf_rule_entry rf_rules_products[];
 extern const rf_rule_entry rf_rules_movement[];
 extern const rf_rule_entry rf_rules_factory[];
 
+/* as_strided over the storage of a complex graph input (its view_as_real view):
+ * of the node's `self`, or of `base`, an input that `self` is a view of. */
+rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n);
+rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base);
+
 /* NULL-terminated lists of ops whose rule runs on all-real nodes too (see rf_rule_real_too). */
 extern const char *const rf_fft_real_too[];
 
