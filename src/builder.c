@@ -33,29 +33,6 @@ rf_node *rf_b_node(rf_lowering *L, const char *op, size_t nargs, const rf_arg *a
     return n;
 }
 
-static rf_attr attr_value(rf_value *v) {
-    rf_attr a = {0};
-    a.kind = RF_A_VALUE;
-    a.value = v;
-    return a;
-}
-
-static rf_attr attr_float(double f) {
-    rf_attr a = {0};
-    a.kind = RF_A_FLOAT;
-    a.f = f;
-    return a;
-}
-
-static rf_attr attr_int(int64_t i) {
-    rf_attr a = {0};
-    a.kind = RF_A_INT;
-    a.i = i;
-    return a;
-}
-
-static rf_attr attr_rv(rf_rv x) { return x.v ? attr_value(x.v) : attr_float(x.s); }
-
 /* Broadcast shape of two values (right-aligned, 1 stretches). */
 static void broadcast(rf_lowering *L, const rf_value *x, const rf_value *y, int *rank, rf_dim **dims) {
     if (!y) {
@@ -82,7 +59,7 @@ static void broadcast(rf_lowering *L, const rf_value *x, const rf_value *y, int 
 
 /* op(self=x, other=y) with elementwise broadcasting; x must be a value. */
 static rf_value *emit_binary(rf_lowering *L, const char *op, rf_value *x, rf_rv y, const char *suffix) {
-    rf_arg args[2] = {{"self", attr_value(x)}, {"other", attr_rv(y)}};
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"other", rf_attr_of_rv(y)}};
     int rank;
     rf_dim *dims;
     broadcast(L, x, y.v, &rank, &dims);
@@ -94,7 +71,7 @@ static rf_value *emit_binary(rf_lowering *L, const char *op, rf_value *x, rf_rv 
 }
 
 rf_value *rf_b_unary(rf_lowering *L, const char *op, rf_value *x) {
-    rf_arg arg = {"self", attr_value(x)};
+    rf_arg arg = {"self", rf_attr_ref(x)};
     const rf_value *like[1] = {x};
     return rf_b_node(L, op, 1, &arg, 1, like, x->dtype, "_t")->outs[0];
 }
@@ -152,7 +129,7 @@ rf_rv rf_b_div(rf_lowering *L, rf_rv x, rf_rv y) {
 }
 
 rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index) {
-    rf_arg args[3] = {{"self", attr_value(x)}, {"dim", attr_int(dim)}, {"index", attr_int(index)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}, {"index", rf_attr_int(index)}};
     rf_node *n = rf_node_new(L->out, "aten.select.int", 3, 1);
     memcpy(n->args, args, sizeof args);
     int rank = x->rank < 0 ? -1 : x->rank - 1;
@@ -173,9 +150,9 @@ rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim) {
     list.kind = RF_A_LIST;
     list.n = 2;
     list.items = rf_alloc(L->out, 2 * sizeof(rf_attr));
-    list.items[0] = attr_value(a);
-    list.items[1] = attr_value(b);
-    rf_arg args[2] = {{"tensors", list}, {"dim", attr_int(dim)}};
+    list.items[0] = rf_attr_ref(a);
+    list.items[1] = rf_attr_ref(b);
+    rf_arg args[2] = {{"tensors", list}, {"dim", rf_attr_int(dim)}};
     rf_node *n = rf_node_new(L->out, "aten.stack.default", 2, 1);
     memcpy(n->args, args, sizeof args);
     int rank = a->rank < 0 ? -1 : a->rank + 1;
@@ -197,7 +174,7 @@ rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt) {
     rf_attr d = {0};
     d.kind = RF_A_DTYPE;
     d.dtype = dt;
-    rf_arg args[2] = {{"self", attr_value(x)}, {"dtype", d}};
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dtype", d}};
     const rf_value *like[1] = {x};
     return rf_b_node(L, "aten._to_copy.default", 2, args, 1, like, dt, "_cast")->outs[0];
 }
@@ -205,7 +182,7 @@ rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt) {
 rf_value *rf_b_zeros_like(rf_lowering *L, rf_value *x) { return rf_b_unary(L, "aten.zeros_like.default", x); }
 
 rf_value *rf_b_full_like(rf_lowering *L, rf_value *x, double fill) {
-    rf_arg args[2] = {{"self", attr_value(x)}, {"fill_value", attr_float(fill)}};
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"fill_value", rf_attr_float(fill)}};
     const rf_value *like[1] = {x};
     return rf_b_node(L, "aten.full_like.default", 2, args, 1, like, x->dtype, "_fill")->outs[0];
 }
@@ -333,8 +310,8 @@ static rf_value *emit_bilinear(rf_lowering *L, const rf_node *n, const char *a_n
     rf_node *m = rf_node_new(L->out, n->op, n->nargs, 1);
     for (size_t i = 0; i < n->nargs; i++) {
         m->args[i].name = rf_strdup(L->out, n->args[i].name);
-        if (strcmp(n->args[i].name, a_name) == 0) m->args[i].attr = attr_value(x);
-        else if (strcmp(n->args[i].name, b_name) == 0) m->args[i].attr = attr_value(y);
+        if (strcmp(n->args[i].name, a_name) == 0) m->args[i].attr = rf_attr_ref(x);
+        else if (strcmp(n->args[i].name, b_name) == 0) m->args[i].attr = rf_attr_ref(y);
         else m->args[i].attr = rf_map_attr(L, &n->args[i].attr);
     }
     const rf_value *o = n->outs[0];

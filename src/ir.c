@@ -262,6 +262,38 @@ rf_attr rf_attr_copy(rf_graph *g, const rf_attr *a, rf_value *const *map) {
     return r;
 }
 
+static rf_attr attr_of_kind(rf_attr_kind kind) {
+    rf_attr a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.out_mark = RF_DT_COUNT;
+    return a;
+}
+
+rf_attr rf_attr_int(int64_t i) {
+    rf_attr a = attr_of_kind(RF_A_INT);
+    a.i = i;
+    return a;
+}
+
+rf_attr rf_attr_float(double f) {
+    rf_attr a = attr_of_kind(RF_A_FLOAT);
+    a.f = f;
+    return a;
+}
+
+rf_attr rf_attr_bool(int b) {
+    rf_attr a = attr_of_kind(RF_A_BOOL);
+    a.i = b != 0;
+    return a;
+}
+
+rf_attr rf_attr_ref(rf_value *v) {
+    rf_attr a = attr_of_kind(RF_A_VALUE);
+    a.value = v;
+    return a;
+}
+
 const rf_attr *rf_node_arg(const rf_node *n, const char *name) {
     for (size_t i = 0; i < n->nargs; i++)
         if (strcmp(n->args[i].name, name) == 0) return &n->args[i].attr;

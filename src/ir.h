@@ -128,6 +128,12 @@ rf_value *rf_graph_find_value(const rf_graph *g, const char *name);
  * (indexed by the source value's id) when map != NULL. */
 rf_attr rf_attr_copy(rf_graph *g, const rf_attr *a, rf_value *const *map);
 
+/* Attribute constructors */
+rf_attr rf_attr_int(int64_t i);
+rf_attr rf_attr_float(double f);
+rf_attr rf_attr_bool(int b);
+rf_attr rf_attr_ref(rf_value *v);
+
 /* Argument lookup */
 const rf_attr *rf_node_arg(const rf_node *n, const char *name);
 int rf_attr_is_tensor(const rf_attr *a);

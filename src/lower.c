@@ -372,22 +372,9 @@ void rf_set_alias(rf_lowering *L, const rf_value *orig, const rf_value *src) {
         rf_set_cx(L, orig, rf_cx_of(L, src, want));
 }
 
-rf_attr rf_attr_of_value(rf_value *v) {
-    rf_attr a = {0};
-    a.kind = RF_A_VALUE;
-    a.value = v;
-    a.out_mark = RF_DT_COUNT;
-    return a;
-}
+rf_attr rf_attr_of_value(rf_value *v) { return rf_attr_ref(v); }
 
-rf_attr rf_attr_of_rv(rf_rv x) {
-    if (x.v) return rf_attr_of_value(x.v);
-    rf_attr a = {0};
-    a.kind = RF_A_FLOAT;
-    a.f = x.s;
-    a.out_mark = RF_DT_COUNT;
-    return a;
-}
+rf_attr rf_attr_of_rv(rf_rv x) { return x.v ? rf_attr_ref(x.v) : rf_attr_float(x.s); }
 
 static void patch_complex_dtypes(rf_lowering *L, rf_attr *a) {
     if (a->kind == RF_A_DTYPE && rf_dtype_is_complex(a->dtype)) a->dtype = rf_component_of(L, a->dtype);

@@ -8,40 +8,12 @@
 
 #define MAX_RANK 64
 
-static rf_attr attr_val(rf_value *v) {
-    rf_attr a = {0};
-    a.kind = RF_A_VALUE;
-    a.value = v;
-    return a;
-}
-
-static rf_attr attr_int(int64_t i) {
-    rf_attr a = {0};
-    a.kind = RF_A_INT;
-    a.i = i;
-    return a;
-}
-
-static rf_attr attr_float(double f) {
-    rf_attr a = {0};
-    a.kind = RF_A_FLOAT;
-    a.f = f;
-    return a;
-}
-
-static rf_attr attr_bool(int b) {
-    rf_attr a = {0};
-    a.kind = RF_A_BOOL;
-    a.i = b != 0;
-    return a;
-}
-
 static rf_attr attr_ints(rf_lowering *L, size_t n, const int64_t *xs) {
     rf_attr a = {0};
     a.kind = RF_A_LIST;
     a.n = n;
     a.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
-    for (size_t i = 0; i < n; i++) a.items[i] = attr_int(xs[i]);
+    for (size_t i = 0; i < n; i++) a.items[i] = rf_attr_int(xs[i]);
     return a;
 }
 
@@ -91,7 +63,7 @@ rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *n
     rf_dtype first = RF_DT_COUNT;
     for (size_t k = 0; k < n; k++) {
         args[k].name = names[k];
-        args[k].attr = xs[k].v ? attr_val(xs[k].v) : attr_float(xs[k].s);
+        args[k].attr = xs[k].v ? rf_attr_ref(xs[k].v) : rf_attr_float(xs[k].s);
         if (xs[k].v && first == RF_DT_COUNT) first = xs[k].v->dtype;
     }
     if (first == RF_DT_COUNT) {
@@ -107,7 +79,7 @@ rf_value *rf_b_scalar_tensor(rf_lowering *L, double s, rf_dtype dt) {
     rf_attr d = {0};
     d.kind = RF_A_DTYPE;
     d.dtype = dt;
-    rf_arg args[2] = {{"s", attr_float(s)}, {"dtype", d}};
+    rf_arg args[2] = {{"s", rf_attr_float(s)}, {"dtype", d}};
     rf_value like = shape_of(0, NULL);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, "aten.scalar_tensor.default", 2, args, 1, likes, dt, "_c")->outs[0];
@@ -205,11 +177,11 @@ rf_rv rf_b_abs(rf_lowering *L, rf_rv x) { return rf_b_fn(L, "aten.abs.default", 
 static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
 
 rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end) {
-    rf_arg args[5] = {{"self", attr_val(x)},
-                      {"dim", attr_int(dim)},
-                      {"start", attr_int(start)},
-                      {"end", attr_int(end)},
-                      {"step", attr_int(1)}};
+    rf_arg args[5] = {{"self", rf_attr_ref(x)},
+                      {"dim", rf_attr_int(dim)},
+                      {"start", rf_attr_int(start)},
+                      {"end", rf_attr_int(end)},
+                      {"step", rf_attr_int(1)}};
     rf_value like = shape_of(x->rank, x->dims);
     if (x->rank > 0) {
         int64_t d = norm_dim(dim, x->rank);
@@ -231,8 +203,8 @@ rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
     list.kind = RF_A_LIST;
     list.n = n;
     list.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
-    for (size_t i = 0; i < n; i++) list.items[i] = attr_val(xs[i]);
-    rf_arg args[2] = {{"tensors", list}, {"dim", attr_int(dim)}};
+    for (size_t i = 0; i < n; i++) list.items[i] = rf_attr_ref(xs[i]);
+    rf_arg args[2] = {{"tensors", list}, {"dim", rf_attr_int(dim)}};
     rf_value like = shape_of(xs[0]->rank, xs[0]->dims);
     if (xs[0]->rank > 0) {
         int64_t d = norm_dim(dim, xs[0]->rank);
@@ -258,7 +230,7 @@ rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before,
     }
     pad[2 * k] = before;
     pad[2 * k + 1] = after;
-    rf_arg args[3] = {{"self", attr_val(x)}, {"pad", attr_ints(L, (size_t)(2 * (k + 1)), pad)}, {"value", attr_float(value)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"pad", attr_ints(L, (size_t)(2 * (k + 1)), pad)}, {"value", rf_attr_float(value)}};
     rf_value like = shape_of(x->rank, x->dims);
     if (x->rank > 0) {
         like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
@@ -284,24 +256,24 @@ static rf_value reduced_shape(rf_lowering *L, const rf_value *x, size_t ndims, c
 }
 
 rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims, const int64_t *dims, int keepdim) {
-    rf_arg args[3] = {{"self", attr_val(x)}, {"dim", attr_ints(L, ndims, dims)}, {"keepdim", attr_bool(keepdim)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", attr_ints(L, ndims, dims)}, {"keepdim", rf_attr_bool(keepdim)}};
     rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, op, 3, args, 1, likes, x->dtype, "_red")->outs[0];
 }
 
 rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, const int64_t *dims, int keepdim) {
-    rf_arg args[4] = {{"self", attr_val(x)},
+    rf_arg args[4] = {{"self", rf_attr_ref(x)},
                       {"ord", ord},
                       {"dim", attr_ints(L, ndims, dims)},
-                      {"keepdim", attr_bool(keepdim)}};
+                      {"keepdim", rf_attr_bool(keepdim)}};
     rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, "aten.linalg_vector_norm.default", 4, args, 1, likes, x->dtype, "_norm")->outs[0];
 }
 
 rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int64_t *dims) {
-    rf_arg args[2] = {{"self", attr_val(x)}, {"dim", attr_ints(L, ndims, dims)}};
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", attr_ints(L, ndims, dims)}};
     rf_value like = reduced_shape(L, x, ndims, dims, 0);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, "aten.squeeze.dims", 2, args, 1, likes, x->dtype, "_sq")->outs[0];
