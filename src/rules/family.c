@@ -136,7 +136,8 @@ rf_cx rf_in_cx_own(rf_lowering *L, const rf_node *n, const char *name) {
     return rf_in_cx(L, n, name, dt);
 }
 
-rf_status rf_lower_unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn) {
+/* One of fn (takes the working dtype) or plain (does not) computes the result. */
+static rf_status unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn, rf_cx_unary_plain_fn plain) {
     const rf_value *out = n->outs[0];
     if (n->nouts != 1 || !rf_dtype_is_complex(out->dtype))
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: expected one complex result", n->op);
@@ -144,10 +145,16 @@ rf_status rf_lower_unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn)
     rf_cx z = rf_in_cx(L, n, "self", w);
     if (L->failed) return L->status;
     if (!z.re.v) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
-    rf_cx r = fn(L, z, w);
+    rf_cx r = fn ? fn(L, z, w) : plain(L, z);
     if (L->failed) return L->status;
     rf_set_cx(L, out, r);
     return RF_OK;
+}
+
+rf_status rf_lower_unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn) { return unary_cx(L, n, fn, NULL); }
+
+rf_status rf_lower_unary_cx_plain(rf_lowering *L, const rf_node *n, rf_cx_unary_plain_fn fn) {
+    return unary_cx(L, n, NULL, fn);
 }
 
 rf_value *rf_cx_nonzero(rf_lowering *L, rf_cx z) {

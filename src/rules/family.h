@@ -15,7 +15,10 @@ rf_status rf_lower_componentwise_fill(rf_lowering *L, const rf_node *n, const ch
 /* A unary complex function of `self` with a complex result; `dt` is the
  * component dtype the result is computed in. */
 typedef rf_cx (*rf_cx_unary_fn)(rf_lowering *L, rf_cx z, rf_dtype dt);
+typedef rf_cx (*rf_cx_unary_plain_fn)(rf_lowering *L, rf_cx z);
 rf_status rf_lower_unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn);
+/* The same for functions that do not depend on the working dtype. */
+rf_status rf_lower_unary_cx_plain(rf_lowering *L, const rf_node *n, rf_cx_unary_plain_fn fn);
 
 /* z != 0 as a bool tensor: either part nonzero (NaN counts as nonzero). */
 rf_value *rf_cx_nonzero(rf_lowering *L, rf_cx z);

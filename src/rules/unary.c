@@ -11,132 +11,37 @@
 #define LN10 2.30258509299404568402
 #define PI 3.14159265358979323846
 
-static rf_cx f_exp(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_exp(L, z);
-}
-
-static rf_cx f_exp2(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_exp2(rf_lowering *L, rf_cx z) {
     return rf_cx_exp(L, rf_cx_scale_parts(L, z, LN2));
 }
 
-static rf_cx f_expm1(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_expm1(L, z);
-}
-
-static rf_cx f_log(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_log(L, z);
-}
-
 /* log2 and log10 divide both parts of log by the real constant. */
-static rf_cx f_log2(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_log2(rf_lowering *L, rf_cx z) {
     rf_cx r = rf_cx_log(L, z);
     rf_rv re = rf_b_div(L, r.re, rf_num(LN2));
     return rf_cx_make(re, rf_b_div(L, r.im, rf_num(LN2)));
 }
 
-static rf_cx f_log10(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_log10(rf_lowering *L, rf_cx z) {
     rf_cx r = rf_cx_log(L, z);
     rf_rv re = rf_b_div(L, r.re, rf_num(LN10));
     return rf_cx_make(re, rf_b_div(L, r.im, rf_num(LN10)));
 }
 
-static rf_cx f_log1p(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_log1p(L, z);
-}
-
-static rf_cx f_sqrt(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_sqrt(L, z);
-}
-
 /* rsqrt = 1 / sqrt(z), with c10's division */
-static rf_cx f_rsqrt(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_rsqrt(rf_lowering *L, rf_cx z) {
     return rf_cx_reciprocal(L, rf_cx_sqrt(L, z));
 }
 
-static rf_cx f_sin(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_sin(L, z);
-}
-
-static rf_cx f_cos(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_cos(L, z);
-}
-
-static rf_cx f_tan(rf_lowering *L, rf_cx z, rf_dtype dt) { return rf_cx_tan(L, z, dt); }
-
-static rf_cx f_sinh(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_sinh(L, z);
-}
-
-static rf_cx f_cosh(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_cosh(L, z);
-}
-
-static rf_cx f_tanh(rf_lowering *L, rf_cx z, rf_dtype dt) { return rf_cx_tanh(L, z, dt); }
-
-static rf_cx f_asin(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_asin(L, z);
-}
-
-static rf_cx f_acos(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_acos(L, z);
-}
-
-static rf_cx f_atan(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_atan(L, z);
-}
-
-static rf_cx f_asinh(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_asinh(L, z);
-}
-
-static rf_cx f_acosh(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_acosh(L, z);
-}
-
-static rf_cx f_atanh(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_atanh(L, z);
-}
-
-static rf_cx f_sigmoid(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_sigmoid(L, z);
-}
-
 /* silu(z) = z / (1 + exp(-z)), as torch's complex kernel computes it */
-static rf_cx f_silu(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_silu(rf_lowering *L, rf_cx z) {
     rf_cx e = rf_cx_exp(L, rf_cx_scale_parts(L, z, -1.0));
     e.re = rf_b_add(L, e.re, rf_num(1.0));
     return rf_cx_div_c10(L, z, e);
 }
 
-static rf_cx f_sgn(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
-    return rf_cx_sgn(L, z);
-}
-
 /* sinc(z) = sin(pi z) / (pi z), and 1 at z == 0 */
-static rf_cx f_sinc(rf_lowering *L, rf_cx z, rf_dtype dt) {
-    (void)dt;
+static rf_cx f_sinc(rf_lowering *L, rf_cx z) {
     rf_cx pz = rf_cx_scale_parts(L, z, PI);
     rf_cx q = rf_cx_div_c10(L, rf_cx_sin(L, pz), pz);
     rf_value *zero = rf_cx_nonzero(L, z);
@@ -147,32 +52,34 @@ static rf_cx f_sinc(rf_lowering *L, rf_cx z, rf_dtype dt) {
 
 #define UNARY(rule, f) \
     static rf_status rule(rf_lowering *L, const rf_node *n) { return rf_lower_unary_cx(L, n, f); }
+#define UNARY_PLAIN(rule, f) \
+    static rf_status rule(rf_lowering *L, const rf_node *n) { return rf_lower_unary_cx_plain(L, n, f); }
 
-UNARY(exp_rule, f_exp)
-UNARY(exp2_rule, f_exp2)
-UNARY(expm1_rule, f_expm1)
-UNARY(log_rule, f_log)
-UNARY(log2_rule, f_log2)
-UNARY(log10_rule, f_log10)
-UNARY(log1p_rule, f_log1p)
-UNARY(sqrt_rule, f_sqrt)
-UNARY(rsqrt_rule, f_rsqrt)
-UNARY(sin_rule, f_sin)
-UNARY(cos_rule, f_cos)
-UNARY(tan_rule, f_tan)
-UNARY(sinh_rule, f_sinh)
-UNARY(cosh_rule, f_cosh)
-UNARY(tanh_rule, f_tanh)
-UNARY(asin_rule, f_asin)
-UNARY(acos_rule, f_acos)
-UNARY(atan_rule, f_atan)
-UNARY(asinh_rule, f_asinh)
-UNARY(acosh_rule, f_acosh)
-UNARY(atanh_rule, f_atanh)
-UNARY(sigmoid_rule, f_sigmoid)
-UNARY(silu_rule, f_silu)
-UNARY(sgn_rule, f_sgn)
-UNARY(sinc_rule, f_sinc)
+UNARY_PLAIN(exp_rule, rf_cx_exp)
+UNARY_PLAIN(exp2_rule, f_exp2)
+UNARY_PLAIN(expm1_rule, rf_cx_expm1)
+UNARY_PLAIN(log_rule, rf_cx_log)
+UNARY_PLAIN(log2_rule, f_log2)
+UNARY_PLAIN(log10_rule, f_log10)
+UNARY_PLAIN(log1p_rule, rf_cx_log1p)
+UNARY_PLAIN(sqrt_rule, rf_cx_sqrt)
+UNARY_PLAIN(rsqrt_rule, f_rsqrt)
+UNARY_PLAIN(sin_rule, rf_cx_sin)
+UNARY_PLAIN(cos_rule, rf_cx_cos)
+UNARY(tan_rule, rf_cx_tan)
+UNARY_PLAIN(sinh_rule, rf_cx_sinh)
+UNARY_PLAIN(cosh_rule, rf_cx_cosh)
+UNARY(tanh_rule, rf_cx_tanh)
+UNARY_PLAIN(asin_rule, rf_cx_asin)
+UNARY_PLAIN(acos_rule, rf_cx_acos)
+UNARY_PLAIN(atan_rule, rf_cx_atan)
+UNARY_PLAIN(asinh_rule, rf_cx_asinh)
+UNARY_PLAIN(acosh_rule, rf_cx_acosh)
+UNARY_PLAIN(atanh_rule, rf_cx_atanh)
+UNARY_PLAIN(sigmoid_rule, rf_cx_sigmoid)
+UNARY_PLAIN(silu_rule, f_silu)
+UNARY_PLAIN(sgn_rule, rf_cx_sgn)
+UNARY_PLAIN(sinc_rule, f_sinc)
 
 const rf_rule_entry rf_rules_unary[] = {
     {"aten.exp.default", exp_rule},
