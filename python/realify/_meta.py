@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.fx as fx
+from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import detect_fake_mode
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
@@ -125,5 +126,8 @@ def recompute_meta(
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for p, a in zip(placeholders, args, strict=True):
         p.meta["val"] = a
-    # Reusing the input graph's fake values is only sound within its own fake mode.
-    _FakeProp(gm, mode, originals if reused_mode else None).run(*args)
+    # Reusing the input graph's fake values is only sound within its own fake mode. The Python dispatcher
+    # routes composite ops such as aten.matmul to their symbolic-size-aware Python forms (torch 2.11's C++
+    # matmul calls numel() and fails on symbolic batch sizes).
+    with enable_python_dispatcher():
+        _FakeProp(gm, mode, originals if reused_mode else None).run(*args)

@@ -6,6 +6,7 @@ it measured; without the variable that test checks the file against them instead
 
 from __future__ import annotations
 
+import torch
 from opinfo_support import (
     ERROR_BY_DESIGN,
     KNOWN_GAP,
@@ -56,6 +57,11 @@ def note(name: str, res: OpResult | None) -> str:
     return "; ".join(parts).replace("|", "\\|")
 
 
+def torch_release() -> str:
+    """major.minor of the running torch, which decides the OpInfo sample sets."""
+    return ".".join(torch.__version__.split(".")[:2])
+
+
 def render(results: dict[str, OpResult], all_names: list[str]) -> str:
     passed, total = headline(results)
     kinds = [kind_of(n) for n in all_names]
@@ -71,6 +77,8 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         "for complex dtypes and compared with eager PyTorch. Modes: " + ", ".join(MODE_TITLES.values()) + ". "
         "A cell reads `pass` when every sample passed, `raises` when the others raised UnsupportedOpError, with "
         "passing / measured samples.",
+        "",
+        f"Measured with torch {torch_release()} (OpInfo sample sets change between torch releases).",
         "",
         f"- in scope: {total} ops, {passed} pass, {total - passed} known gaps",
         f"- error by design (raise UnsupportedOpError, tested): {kinds.count(ERROR_BY_DESIGN)} ops",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from opinfo_report import DOC_PATH, headline, render
+from opinfo_report import DOC_PATH, headline, render, torch_release
 from opinfo_support import (
     ERROR_BY_DESIGN,
     KNOWN_GAP,
@@ -112,4 +112,8 @@ def test_coverage_doc_matches_measurement() -> None:
     if os.environ.get("REALIFY_WRITE_COVERAGE"):
         path.write_text(text)
     assert path.exists(), f"{DOC_PATH} is missing: run `make coverage`"
-    assert path.read_text() == text, f"{DOC_PATH} differs from this measurement: run `make coverage`"
+    doc = path.read_text()
+    stamp = f"Measured with torch {torch_release()} "
+    if stamp not in doc:
+        pytest.skip(f"{DOC_PATH} was measured with another torch release; this is {torch.__version__}")
+    assert doc == text, f"{DOC_PATH} differs from this measurement: run `make coverage`"
