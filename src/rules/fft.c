@@ -10,10 +10,12 @@
  * then a single matmul against a block matrix [[C, S], [-S, C]] (C, S: the cos
  * and sin tables), a twiddle multiply is one fused elementwise expression, and
  * reordering is a transpose: few, large kernels. A real input skips the
- * imaginary half ([C | S], [C; S]). Transforms run along the last axis; other
- * axes are swapped to the end and back. Sizes along transformed axes must be
- * static; every other axis may be symbolic (only unflatten/flatten of the last
- * axes, matmuls against constants and transposes are used). */
+ * imaginary half ([C | S], [C; S]). A direct-size transform over an axis
+ * that is not the last runs from the left where it is (fft_left.c); the others
+ * run along the last axis, swapped to the end and back. Sizes along
+ * transformed axes must be static; every other axis may be symbolic (only
+ * unflatten/flatten of the last axes, matmuls against constants and transposes
+ * are used; a left stage also needs the axes after its own static). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,167 +42,30 @@ static blk bk(rf_value *v, int real) { return (blk){v, real}; }
 
 static cpair cp(rf_value *re, rf_value *im) { return (cpair){re, im}; }
 
-/* ---- real ops (output shapes computed here) ---- */
-
-static int ax(const rf_value *x, int d) { return d < 0 ? d + x->rank : d; }
-
-static rf_value *transpose(rf_lowering *L, rf_value *x, int d0, int d1) {
-    if (!x) return NULL;
-    d0 = ax(x, d0);
-    d1 = ax(x, d1);
-    if (d0 == d1) return x;
-    rf_dim d[MAX_RANK + 2];
-    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    rf_dim t = d[d0];
-    d[d0] = d[d1];
-    d[d1] = t;
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim0", a_int(d0)}, {"dim1", a_int(d1)}};
-    return rf_b_op(L, "aten.transpose.int", 3, args, x->dtype, x->rank, d, "_fftT");
-}
-
-/* dim (negative) of size a*b -> two dims a, b */
-static rf_value *unflatten(rf_lowering *L, rf_value *x, int dim, int64_t a, int64_t b) {
-    if (!x) return NULL;
-    int p = ax(x, dim);
-    rf_dim d[MAX_RANK + 2];
-    for (int i = 0, j = 0; i < x->rank; i++) {
-        if (i == p) {
-            d[j++] = (rf_dim){a, NULL};
-            d[j++] = (rf_dim){b, NULL};
-        } else {
-            d[j++] = x->dims[i];
-        }
-    }
-    int64_t sizes[2] = {a, b};
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}, {"sizes", a_ints(L, 2, sizes)}};
-    return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, x->rank + 1, d, "_fftU");
-}
-
-/* dims start..start+1 (negative) -> one dim */
-static rf_value *flatten2(rf_lowering *L, rf_value *x, int start) {
-    if (!x) return NULL;
-    int p = ax(x, start);
-    rf_dim d[MAX_RANK + 2];
-    for (int i = 0, j = 0; i < x->rank; i++) {
-        if (i == p) {
-            d[j++] = (rf_dim){x->dims[i].size * x->dims[i + 1].size, NULL};
-            i++;
-        } else {
-            d[j++] = x->dims[i];
-        }
-    }
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"start_dim", a_int(start)}, {"end_dim", a_int(start + 1)}};
-    return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, x->rank - 1, d, "_fftF");
-}
-
-/* k (a 2-D constant) @ x over axis -2 (left), or x @ k over the last axis. */
-static rf_value *matmul(rf_lowering *L, rf_value *a, rf_value *b, int left) {
-    if (!a || !b) return NULL;
-    rf_dim d[MAX_RANK + 2];
-    int rank = left ? b->rank : a->rank;
-    memcpy(d, left ? b->dims : a->dims, (size_t)rank * sizeof(rf_dim));
-    if (left) d[rank - 2] = a->dims[0];
-    else d[rank - 1] = b->dims[1];
-    rf_arg args[2] = {{"self", rf_attr_of_value(a)}, {"other", rf_attr_of_value(b)}};
-    return rf_b_op(L, "aten.matmul.default", 2, args, a->dtype, rank, d, "_fftmm");
-}
-
-static rf_value *slice_last(rf_lowering *L, rf_value *x, int64_t start, int64_t end) {
-    if (!x) return NULL;
-    if (start == 0 && end == x->dims[x->rank - 1].size) return x;
-    rf_dim d[MAX_RANK + 2];
-    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    d[x->rank - 1] = (rf_dim){end - start, NULL};
-    rf_arg args[5] = {{"self", rf_attr_of_value(x)},
-                      {"dim", a_int(-1)},
-                      {"start", a_int(start)},
-                      {"end", a_int(end)},
-                      {"step", a_int(1)}};
-    return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, d, "_fftS");
-}
-
-static rf_value *cat_last(rf_lowering *L, rf_value *a, rf_value *b) {
-    if (!a || !b) return NULL;
-    rf_dim d[MAX_RANK + 2];
-    memcpy(d, a->dims, (size_t)a->rank * sizeof(rf_dim));
-    d[a->rank - 1] = (rf_dim){a->dims[a->rank - 1].size + b->dims[b->rank - 1].size, NULL};
-    rf_attr list = {0};
-    list.kind = RF_A_LIST;
-    list.n = 2;
-    list.out_mark = RF_DT_COUNT;
-    list.items = rf_alloc(rf_out_graph(L), 2 * sizeof(rf_attr));
-    list.items[0] = rf_attr_of_value(a);
-    list.items[1] = rf_attr_of_value(b);
-    rf_arg args[2] = {{"tensors", list}, {"dim", a_int(-1)}};
-    return rf_b_op(L, "aten.cat.default", 2, args, a->dtype, a->rank, d, "_fftC");
-}
-
-static rf_value *flip(rf_lowering *L, rf_value *x, int dim) {
-    if (!x) return NULL;
-    int64_t dims[1] = {dim};
-    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dims", a_ints(L, 1, dims)}};
-    return rf_b_op(L, "aten.flip.default", 2, args, x->dtype, x->rank, x->dims, "_fftR");
-}
-
-/* Zeros appended along the last axis. */
-static rf_value *pad_last(rf_lowering *L, rf_value *x, int64_t right) {
-    if (!x || right == 0) return x;
-    rf_dim d[MAX_RANK + 2];
-    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    d[x->rank - 1] = (rf_dim){x->dims[x->rank - 1].size + right, NULL};
-    int64_t pad[2] = {0, right};
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"pad", a_ints(L, 2, pad)}, {"value", a_float(0.0)}};
-    return rf_b_op(L, "aten.constant_pad_nd.default", 3, args, x->dtype, x->rank, d, "_fftP");
-}
-
-static rf_value *unsqueeze(rf_lowering *L, rf_value *x, int dim) {
-    if (!x) return NULL;
-    int p = dim < 0 ? dim + x->rank + 1 : dim;
-    rf_dim d[MAX_RANK + 2];
-    for (int i = 0, j = 0; i <= x->rank; i++) d[i] = i == p ? (rf_dim){1, NULL} : x->dims[j++];
-    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}};
-    return rf_b_op(L, "aten.unsqueeze.default", 2, args, x->dtype, x->rank + 1, d, "_fftX");
-}
-
-static rf_value *add(rf_lowering *L, rf_value *a, rf_value *b) {
-    if (!a || !b) return a ? a : b;
-    return rf_b_add(L, rf_val(a), rf_val(b)).v;
-}
-
-static rf_value *mul(rf_lowering *L, rf_value *a, rf_value *b) {
-    if (!a || !b) return NULL;
-    return rf_b_mul(L, rf_val(a), rf_val(b)).v;
-}
-
-static rf_value *scale(rf_lowering *L, rf_value *a, double s) {
-    if (!a || s == 1.0) return a;
-    return rf_b_mul(L, rf_val(a), rf_num(s)).v;
-}
-
 /* ---- pairs ---- */
 
 static cpair cp_transpose(rf_lowering *L, cpair x, int d0, int d1) {
-    rf_value *re = transpose(L, x.re, d0, d1);
-    return cp(re, transpose(L, x.im, d0, d1));
+    rf_value *re = rf_fft_transpose(L, x.re, d0, d1);
+    return cp(re, rf_fft_transpose(L, x.im, d0, d1));
 }
 
 static cpair cp_conj(rf_lowering *L, cpair x) { return cp(x.re, x.im ? rf_b_neg(L, rf_val(x.im)).v : NULL); }
 
 static cpair cp_scale(rf_lowering *L, cpair x, double s) {
-    rf_value *re = scale(L, x.re, s);
-    return cp(re, scale(L, x.im, s));
+    rf_value *re = rf_fft_real_scale(L, x.re, s);
+    return cp(re, rf_fft_real_scale(L, x.im, s));
 }
 
 /* x * k with broadcasting (k a complex pair). */
 static cpair cp_mul(rf_lowering *L, cpair x, rf_value *kre, rf_value *kim) {
-    rf_value *rr = mul(L, x.re, kre);
-    if (!x.im) return cp(rr, kim ? mul(L, x.re, kim) : NULL);
-    if (!kim) return cp(rr, mul(L, x.im, kre));
-    rf_value *ii = mul(L, x.im, kim);
+    rf_value *rr = rf_fft_real_mul(L, x.re, kre);
+    if (!x.im) return cp(rr, kim ? rf_fft_real_mul(L, x.re, kim) : NULL);
+    if (!kim) return cp(rr, rf_fft_real_mul(L, x.im, kre));
+    rf_value *ii = rf_fft_real_mul(L, x.im, kim);
     rf_value *re = rf_b_sub(L, rf_val(rr), rf_val(ii)).v;
-    rf_value *ri = mul(L, x.re, kim);
-    rf_value *ir = mul(L, x.im, kre);
-    return cp(re, add(L, ri, ir));
+    rf_value *ri = rf_fft_real_mul(L, x.re, kim);
+    rf_value *ir = rf_fft_real_mul(L, x.im, kre);
+    return cp(re, rf_fft_real_add(L, ri, ir));
 }
 
 /* The value v selects row `index` of the split axis from, or NULL. */
@@ -298,7 +163,7 @@ static rf_value *dft_matrix(fft_ctx *f, int64_t p, int sign, int left, int real)
 
 /* x * k for a complex constant k (re, im given in double, shape sdims) that
  * broadcasts over the dims after x's split axis, which is axis `split` of x
- * (negative). In split layout: x * k_re + flip(x, split) * k_im * [-1; 1],
+ * (negative). In split layout: x * k_re + rf_fft_flip(x, split) * k_im * [-1; 1],
  * one fused elementwise expression. */
 static blk cmul(fft_ctx *f, blk x, int split, const char *name, int srank, const int64_t *sdims, const double *re,
                 const double *im) {
@@ -312,22 +177,22 @@ static blk cmul(fft_ctx *f, blk x, int split, const char *name, int srank, const
     char hint[80];
     blk out = bk(NULL, 0);
     if (!two) return out;
-    if (x.real) { /* x -> [..., 2, S] = unsqueeze(x) * [k_re; k_im] */
+    if (x.real) { /* x -> [..., 2, S] = rf_fft_unsqueeze(x) * [k_re; k_im] */
         memcpy(two, re, cnt * sizeof(double));
         memcpy(two + cnt, im, cnt * sizeof(double));
         snprintf(hint, sizeof hint, "%s_reim", name);
-        out = bk(mul(L, unsqueeze(L, x.v, split), konst(f, hint, srank + 1, d2, two)), 0);
+        out = bk(rf_fft_real_mul(L, rf_fft_unsqueeze(L, x.v, split), konst(f, hint, srank + 1, d2, two)), 0);
     } else {
         snprintf(hint, sizeof hint, "%s_re", name);
-        rf_value *t = mul(L, x.v, konst(f, hint, srank, sdims, re));
+        rf_value *t = rf_fft_real_mul(L, x.v, konst(f, hint, srank, sdims, re));
         if (!all_zero(im, cnt)) {
             double sgn[2] = {-1.0, 1.0};
             int64_t sd[MAX_RANK + 1] = {2};
             for (int i = 0; i < srank; i++) sd[i + 1] = 1;
             snprintf(hint, sizeof hint, "%s_im", name);
-            rf_value *u = mul(L, flip(L, x.v, split), konst(f, hint, srank, sdims, im));
+            rf_value *u = rf_fft_real_mul(L, rf_fft_flip(L, x.v, split), konst(f, hint, srank, sdims, im));
             snprintf(hint, sizeof hint, "split_sign%d", srank);
-            t = add(L, t, mul(L, u, konst(f, hint, srank + 1, sd, sgn)));
+            t = rf_fft_real_add(L, t, rf_fft_real_mul(L, u, konst(f, hint, srank + 1, sd, sgn)));
         }
         out = bk(t, 0);
     }
@@ -340,12 +205,12 @@ static blk bconj(fft_ctx *f, blk x) {
     if (!x.v || x.real) return x;
     double sgn[2] = {1.0, -1.0};
     int64_t dims[2] = {2, 1};
-    return bk(mul(f->L, x.v, konst(f, "conj_sign", 2, dims, sgn)), 0);
+    return bk(rf_fft_real_mul(f->L, x.v, konst(f, "conj_sign", 2, dims, sgn)), 0);
 }
 
 static blk badd(rf_lowering *L, blk a, blk b) {
     if (a.real != b.real) return bk(NULL, 0); /* not used: both sides are complex */
-    return bk(add(L, a.v, b.v), a.real);
+    return bk(rf_fft_real_add(L, a.v, b.v), a.real);
 }
 
 /* ---- 1-D transforms along the last axis ---- */
@@ -356,8 +221,8 @@ static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign);
 static blk direct(fft_ctx *f, blk x, int64_t p, int sign) {
     rf_lowering *L = f->L;
     rf_value *w = dft_matrix(f, p, sign, 0, x.real);
-    rf_value *v = x.real ? x.v : flatten2(L, x.v, -2);
-    return bk(unflatten(L, matmul(L, v, w, 0), -1, 2, p), 0);
+    rf_value *v = x.real ? x.v : rf_fft_flatten2(L, x.v, -2);
+    return bk(rf_fft_unflatten(L, rf_fft_matmul(L, v, w, 0), -1, 2, p), 0);
 }
 
 /* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
@@ -369,10 +234,10 @@ static blk cooley_tukey(fft_ctx *f, blk x, const int64_t *factors, int k, int64_
     if (n == 1) return x;
     if (k == 1) return direct(f, x, n, sign);
     int64_t n1 = factors[0], n2 = n / n1;
-    rf_value *v = unflatten(L, x.v, -1, n1, n2); /* [..., (2,) n1, n2] */
-    if (!x.real) v = flatten2(L, v, -3);         /* [..., 2*n1, n2] */
-    v = matmul(L, dft_matrix(f, n1, sign, 1, x.real), v, 1);
-    v = unflatten(L, v, -2, 2, n1); /* [..., 2, k1, j2] */
+    rf_value *v = rf_fft_unflatten(L, x.v, -1, n1, n2); /* [..., (2,) n1, n2] */
+    if (!x.real) v = rf_fft_flatten2(L, v, -3);         /* [..., 2*n1, n2] */
+    v = rf_fft_matmul(L, dft_matrix(f, n1, sign, 1, x.real), v, 1);
+    v = rf_fft_unflatten(L, v, -2, 2, n1); /* [..., 2, k1, j2] */
     double *tc = dalloc(f, (size_t)n), *ts = dalloc(f, (size_t)n);
     blk y = bk(NULL, 0);
     if (tc && ts) {
@@ -386,12 +251,12 @@ static blk cooley_tukey(fft_ctx *f, blk x, const int64_t *factors, int k, int64_
     free(tc);
     free(ts);
     if (!y.v) return y;
-    y = bk(transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
+    y = bk(rf_fft_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
     y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign);
     if (!y.v) return y;
-    v = transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
-    v = transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
-    return bk(flatten2(L, v, -2), 0);
+    v = rf_fft_transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
+    v = rf_fft_transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
+    return bk(rf_fft_flatten2(L, v, -2), 0);
 }
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j]), w[j] = exp(sign*i*pi*j^2/n),
@@ -408,11 +273,11 @@ static blk bluestein(fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
         snprintf(chirp, sizeof chirp, "chirp%lld%s", (long long)n, sign < 0 ? "" : "_inv");
         snprintf(kern, sizeof kern, "bluestein%lld_%lld%s", (long long)n, (long long)m, sign < 0 ? "" : "_inv");
         blk a = cmul(f, x, -2, chirp, 1, &n, wr, wi);
-        a = bk(pad_last(L, a.v, m - n), 0);
+        a = bk(rf_fft_pad_last(L, a.v, m - n), 0);
         a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1);
         a = cmul(f, a, -2, kern, 1, &m, br, bi);
         a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1);
-        a = bk(slice_last(L, a.v, 0, n), 0);
+        a = bk(rf_fft_slice_last(L, a.v, 0, n), 0);
         out = cmul(f, a, -2, chirp, 1, &n, wr, wi);
     } else {
         f->oom = 1;
@@ -468,36 +333,19 @@ static blk rdft_last(fft_ctx *f, rf_value *x, int64_t n) {
         return bk(NULL, 0);
     }
     char name[48];
-    if (rf_fft_plan_is_direct(&plan)) { /* x @ [cos | -sin] over the kept columns */
-        double *c = dalloc(f, (size_t)(n * m)), *s = dalloc(f, (size_t)(n * m)), *w = dalloc(f, (size_t)(2 * n * m));
-        rf_value *k = NULL;
-        if (c && s && w) {
-            rf_fft_cos_sin_table(n, m, n, c, s);
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t q = 0; q < m; q++) {
-                    w[j * 2 * m + q] = c[j * m + q];
-                    w[j * 2 * m + m + q] = -s[j * m + q] + 0.0;
-                }
-            snprintf(name, sizeof name, "rdft%lld", (long long)n);
-            int64_t dims[2] = {n, 2 * m};
-            k = konst(f, name, 2, dims, w);
-        }
-        free(c);
-        free(s);
-        free(w);
-        return bk(unflatten(L, matmul(L, x, k, 0), -1, 2, m), 0);
-    }
+    if (rf_fft_plan_is_direct(&plan)) /* x @ the packed basis, read out as pairs */
+        return bk(rf_fft_unpack_last(f, rf_fft_packed_basis(f, x, n, -1), n), 0);
     if (n % 2) { /* odd: the complex transform of (x, 0), then the kept half */
         blk y = dft_last(f, bk(x, 1), n, -1);
-        return bk(slice_last(L, y.v, 0, m), 0);
+        return bk(rf_fft_slice_last(L, y.v, 0, m), 0);
     }
     /* even: z[j] = x[2j] + i x[2j+1] through a complex DFT of length h = n/2, then
      * X[k] = A[k] Z[k] + B[k] conj(Z[h-k]), A = (1 - i w^k)/2, B = (1 + i w^k)/2 */
     int64_t h = n / 2;
-    rf_value *z = transpose(L, unflatten(L, x, -1, h, 2), -1, -2); /* [..., 2, h] */
+    rf_value *z = rf_fft_transpose(L, rf_fft_unflatten(L, x, -1, h, 2), -1, -2); /* [..., 2, h] */
     blk zz = dft_last(f, bk(z, 0), h, -1);
-    blk ze = bk(cat_last(L, zz.v, slice_last(L, zz.v, 0, 1)), 0); /* Z[k mod h], k <= h */
-    blk zr = bconj(f, bk(flip(L, ze.v, -1), 0));                 /* conj(Z[h-k]) */
+    blk ze = bk(rf_fft_cat_last(L, zz.v, rf_fft_slice_last(L, zz.v, 0, 1)), 0); /* Z[k mod h], k <= h */
+    blk zr = bconj(f, bk(rf_fft_flip(L, ze.v, -1), 0));                 /* conj(Z[h-k]) */
     snprintf(name, sizeof name, "rfft%lld_a", (long long)n);
     blk t = packing_mul(f, ze, name, m, n, 0.5, -0.5, -0.5);
     snprintf(name, sizeof name, "rfft%lld_b", (long long)n);
@@ -511,8 +359,8 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
     rf_lowering *L = f->L;
     if (!x.v) return NULL;
     int64_t m = n / 2 + 1, have = x.v->dims[x.v->rank - 1].size;
-    if (have > m) x.v = slice_last(L, x.v, 0, m);
-    if (have < m) x.v = pad_last(L, x.v, m - have);
+    if (have > m) x.v = rf_fft_slice_last(L, x.v, 0, m);
+    if (have < m) x.v = rf_fft_pad_last(L, x.v, m - have);
     if (n == 1) return x.real ? x.v : rf_b_select(L, x.v, -2, 0);
     rf_fft_plan plan;
     if (rf_fft_plan_make(n, &plan)) {
@@ -520,30 +368,25 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
         return NULL;
     }
     char name[48];
-    if (rf_fft_plan_is_direct(&plan)) { /* [Re X | Im X] @ [w cos; -w sin], w = 1 at 0 and n/2, else 2 */
-        double *c = dalloc(f, (size_t)(m * n)), *s = dalloc(f, (size_t)(m * n)), *w = dalloc(f, (size_t)(2 * m * n));
+    if (rf_fft_plan_is_direct(&plan) && !x.real) return rf_fft_packed_inverse(f, rf_fft_flatten2(L, x.v, -2), n);
+    if (rf_fft_plan_is_direct(&plan)) { /* Re X @ (w cos), w = 1 at 0 and n/2, else 2 */
+        double *c = dalloc(f, (size_t)(m * n)), *s = dalloc(f, (size_t)(m * n));
         rf_value *k = NULL;
-        if (c && s && w) {
+        if (c && s) {
             rf_fft_cos_sin_table(m, n, n, c, s);
-            for (int64_t q = 0; q < m; q++) {
-                double wt = (q == 0 || 2 * q == n) ? 1.0 : 2.0;
-                for (int64_t j = 0; j < n; j++) {
-                    w[q * n + j] = wt * c[q * n + j];
-                    w[(m + q) * n + j] = -wt * s[q * n + j] + 0.0;
-                }
-            }
-            snprintf(name, sizeof name, "irdft%lld", (long long)n);
-            int64_t dims[2] = {x.real ? m : 2 * m, n};
-            k = konst(f, name, 2, dims, w);
+            for (int64_t q = 0; q < m; q++)
+                for (int64_t j = 0; j < n; j++) c[q * n + j] *= (q == 0 || 2 * q == n) ? 1.0 : 2.0;
+            snprintf(name, sizeof name, "irdft%lld_real", (long long)n);
+            int64_t dims[2] = {m, n};
+            k = konst(f, name, 2, dims, c);
         }
         free(c);
         free(s);
-        free(w);
-        return matmul(L, x.real ? x.v : flatten2(L, x.v, -2), k, 0);
+        return rf_fft_matmul(L, x.v, k, 0);
     }
     if (n % 2) { /* odd: the full Hermitian spectrum through a complex transform */
-        blk tail = bconj(f, bk(flip(L, slice_last(L, x.v, 1, m), -1), x.real));
-        blk full = bk(cat_last(L, x.v, tail.v), x.real);
+        blk tail = bconj(f, bk(rf_fft_flip(L, rf_fft_slice_last(L, x.v, 1, m), -1), x.real));
+        blk full = bk(rf_fft_cat_last(L, x.v, tail.v), x.real);
         blk y = dft_last(f, full, n, 1);
         return (!y.v || y.real) ? y.v : rf_b_select(L, y.v, -2, 0);
     }
@@ -556,17 +399,17 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
         for (int64_t k = 0; k < m; k++) mask[k] = 1.0, mask[m + k] = (k == 0 || k == h) ? 0.0 : 1.0;
         snprintf(name, sizeof name, "hermitian_mask%lld", (long long)m);
         int64_t dims[2] = {2, m};
-        x.v = mul(L, x.v, konst(f, name, 2, dims, mask));
+        x.v = rf_fft_real_mul(L, x.v, konst(f, name, 2, dims, mask));
         free(mask);
     }
-    blk p = bk(slice_last(L, x.v, 0, h), x.real);
-    blk q = bconj(f, bk(slice_last(L, flip(L, x.v, -1), 0, h), x.real));
+    blk p = bk(rf_fft_slice_last(L, x.v, 0, h), x.real);
+    blk q = bconj(f, bk(rf_fft_slice_last(L, rf_fft_flip(L, x.v, -1), 0, h), x.real));
     snprintf(name, sizeof name, "irfft%lld_a", (long long)n);
     blk t = packing_mul(f, p, name, h, n, 1.0, -1.0, 1.0);
     snprintf(name, sizeof name, "irfft%lld_b", (long long)n);
     blk z = dft_last(f, badd(L, t, packing_mul(f, q, name, h, n, 1.0, 1.0, -1.0)), h, 1);
     if (!z.v) return NULL;
-    return flatten2(L, transpose(L, z.v, -2, -1), -2); /* [..., h, 2] -> x */
+    return rf_fft_flatten2(L, rf_fft_transpose(L, z.v, -2, -1), -2); /* [..., h, 2] -> x */
 }
 
 /* ---- n-dimensional transforms (fft_internal.h) ---- */
@@ -580,12 +423,13 @@ static int blk_dim(const blk *b, int64_t d, int pair_rank) {
 static blk along(fft_ctx *f, blk b, int64_t d, int r, int sign) {
     if (!b.v) return b;
     int e = b.v->rank - 1, bd = blk_dim(&b, d, r);
-    rf_value *v = transpose(f->L, b.v, bd, e);
+    if (!b.real && rf_fft_left_ok(b.v, bd, e - 1)) return bk(rf_fft_left_direct(f, b.v, bd, 0, sign, 0), 0);
+    rf_value *v = rf_fft_transpose(f->L, b.v, bd, e);
     blk y = dft_last(f, bk(v, b.real), v->dims[e].size, sign);
     if (!y.v) return y;
-    if (y.real) return bk(transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
+    if (y.real) return bk(rf_fft_transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
     /* the result is complex: the pair's last dim now sits at bd (d < r - 1) or is the last axis */
-    return bk(transpose(f->L, y.v, (int)d == r - 1 ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+    return bk(rf_fft_transpose(f->L, y.v, (int)d == r - 1 ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
 }
 
 static blk c2c_blk(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
@@ -593,10 +437,25 @@ static blk c2c_blk(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int
     return b;
 }
 
+static cpair pairs_of_interleaved(rf_lowering *L, rf_value *y) {
+    return y ? cp(rf_b_select(L, y, -1, 0), rf_b_select(L, y, -1, 1)) : cp(NULL, NULL);
+}
+
+/* c2c_blk as pairs: a final left stage writes them interleaved, so a graph
+ * output needs no restacking pass. */
+static cpair c2c_pairs(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
+    if (!nd || !b.v) return pair_of_blk(f->L, b);
+    b = c2c_blk(f, b, dims, nd - 1, r, sign);
+    int bd = b.v ? blk_dim(&b, dims[nd - 1], r) : 0;
+    if (b.v && !b.real && rf_fft_left_ok(b.v, bd, b.v->rank - 2))
+        return pairs_of_interleaved(f->L, rf_fft_left_direct(f, b.v, bd, 0, sign, 1));
+    return pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
+}
+
 rf_cpair rf_fft_c2c_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
     if (!nd || !x.re) return x;
     int r = x.re->rank;
-    return pair_of_blk(f->L, c2c_blk(f, blk_of_pair(f->L, x), dims, nd, r, sign));
+    return c2c_pairs(f, blk_of_pair(f->L, x), dims, nd, r, sign);
 }
 
 rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
@@ -604,15 +463,22 @@ rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t
     int r = x->rank, e = r - 1;
     int64_t d = dims[nd - 1];
     blk y;
+    if (onesided && d == e && nd >= 2 && rf_fft_is_direct(x->dims[e].size) && rf_fft_left_ok(x, (int)dims[nd - 2], e)) {
+        /* the packed output of the last dim feeds the next dim's left stage directly */
+        rf_value *p = rf_fft_packed_basis(f, x, x->dims[e].size, -1);
+        int last = nd == 2;
+        rf_value *v = rf_fft_left_direct(f, p, (int)dims[nd - 2], x->dims[e].size, -1, last);
+        return last ? pairs_of_interleaved(f->L, v) : c2c_pairs(f, bk(v, 0), dims, nd - 2, r, -1);
+    }
     if (onesided) {
-        rf_value *t = transpose(f->L, x, (int)d, e);
+        rf_value *t = rf_fft_transpose(f->L, x, (int)d, e);
         y = rdft_last(f, t, t->dims[e].size);
-        if (y.v && !y.real) y = bk(transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
-        else if (y.v) y = bk(transpose(f->L, y.v, (int)d, e), 1);
+        if (y.v && !y.real) y = bk(rf_fft_transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+        else if (y.v) y = bk(rf_fft_transpose(f->L, y.v, (int)d, e), 1);
     } else {
         y = along(f, bk(x, 1), d, r, -1);
     }
-    return pair_of_blk(f->L, c2c_blk(f, y, dims, nd - 1, r, -1));
+    return c2c_pairs(f, y, dims, nd - 1, r, -1);
 }
 
 rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
@@ -622,14 +488,13 @@ rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t
     if (!b.v) return NULL;
     int64_t d = dims[nd - 1];
     int bd = blk_dim(&b, d, r);
-    b.v = transpose(f->L, b.v, bd, b.v->rank - 1);
+    b.v = rf_fft_transpose(f->L, b.v, bd, b.v->rank - 1);
     rf_value *out = irdft_last(f, b, last_dim_size); /* [..., n], rank r */
-    return transpose(f->L, out, (int)d, r - 1);
+    return rf_fft_transpose(f->L, out, (int)d, r - 1);
 }
 
 rf_cpair rf_fft_conj(rf_lowering *L, rf_cpair x) { return cp_conj(L, x); }
 rf_cpair rf_fft_scale(rf_lowering *L, rf_cpair x, double s) { return cp_scale(L, x, s); }
-rf_value *rf_fft_transpose(rf_lowering *L, rf_value *x, int d0, int d1) { return transpose(L, x, d0, d1); }
 rf_cpair rf_fft_transpose_pair(rf_lowering *L, rf_cpair x, int d0, int d1) { return cp_transpose(L, x, d0, d1); }
 
 rf_cpair rf_fft_mul(rf_lowering *L, rf_cpair a, rf_cpair b) {
@@ -802,7 +667,7 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     cpair x = rf_fft_in(L, n, "self", f.dt);
     rf_value *out = rf_fft_c2r_dims(&f, x, a.dims, a.ndims, lds->i);
-    out = scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
+    out = rf_fft_real_scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
     if (f.oom || !out) return rf_fft_done(&f, n, 0);
     rf_set_real(L, n->outs[0], out);
     return RF_OK;

@@ -38,6 +38,37 @@ rf_cpair rf_fft_resize_pair(rf_lowering *L, rf_cpair x, int64_t d, int64_t size)
 rf_value *rf_fft_transpose(rf_lowering *L, rf_value *x, int d0, int d1);
 rf_cpair rf_fft_transpose_pair(rf_lowering *L, rf_cpair x, int d0, int d1);
 
+/* Real tensor ops with static output shapes (fft_tensor.c); NULL operands give NULL. */
+rf_value *rf_fft_unflatten(rf_lowering *L, rf_value *x, int dim, int64_t a, int64_t b); /* dim -> (a, b) */
+rf_value *rf_fft_flatten2(rf_lowering *L, rf_value *x, int start);                      /* start, start+1 -> one */
+rf_value *rf_fft_matmul(rf_lowering *L, rf_value *a, rf_value *b, int left); /* a @ b; left: a is the constant */
+rf_value *rf_fft_slice_last(rf_lowering *L, rf_value *x, int64_t start, int64_t end);
+rf_value *rf_fft_cat_last(rf_lowering *L, rf_value *a, rf_value *b);
+rf_value *rf_fft_flip(rf_lowering *L, rf_value *x, int dim);
+rf_value *rf_fft_pad_last(rf_lowering *L, rf_value *x, int64_t right); /* zeros appended */
+rf_value *rf_fft_unsqueeze(rf_lowering *L, rf_value *x, int dim);
+rf_value *rf_fft_real_add(rf_lowering *L, rf_value *a, rf_value *b); /* one side NULL: the other */
+rf_value *rf_fft_real_mul(rf_lowering *L, rf_value *a, rf_value *b);
+rf_value *rf_fft_real_scale(rf_lowering *L, rf_value *a, double s);
+
+/* Direct stages without transposes (fft_left.c) */
+int rf_fft_is_direct(int64_t n); /* the plan for n is one direct DFT (n >= 2) */
+/* A left stage fits axis d of x: d < last_kept, direct size, static dims after d. */
+int rf_fft_left_ok(const rf_value *x, int d, int last_kept);
+/* x [..., n] real @ the packed real basis: [..., n] holding Re X[0..n/2], then
+ * Im X[1..(n-1)/2] of the DFT of sign `sign` along the last axis. */
+rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign);
+/* packed [..., n] -> split [..., 2, n/2+1] */
+rf_value *rf_fft_unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n);
+/* The real inverse along the last axis of a Hermitian half spectrum given as
+ * [Re X | Im X] flattened ([..., 2*(n/2+1)]): one gather to the packed form, one
+ * n x n matmul. The imaginary parts of X[0] and X[n/2] are not read. */
+rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n);
+/* The DFT over axis d (left_ok) of a split tensor x [..., 2, last], or, when
+ * packed_n > 0, of a packed real tensor [..., packed_n]; the result is split,
+ * or with `interleave` [..., last, 2] (pairs as the graph returns them). */
+rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n, int sign, int interleave);
+
 /* Rule plumbing */
 int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt);
 /* Fails (RF_ERR_UNSUPPORTED, with a message) unless x's rank is known and its

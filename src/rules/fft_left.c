@@ -1,0 +1,252 @@
+/* Direct DFT stages that need no transposes, for fft.c.
+ *
+ * A DFT of size n over an axis d that is not the last one is a matmul from the
+ * left, Lh @ x, against an n x n real matrix that holds only the cos rows
+ * k' = 0..n/2 and the sin rows k' = 1..(n-1)/2: the other outputs follow from
+ * C[n-k] = C[k], S[n-k] = -S[k]. One gather then reads each output from at most
+ * two rows of the product. Against swapping d to the end, a (2n x 2n) block
+ * matmul and swapping back, this halves the multiplies and drops two copies.
+ *
+ * A real transform along the last axis is likewise x @ Wp with Wp the n x n
+ * "packed" real basis (cos columns k = 0..n/2, sign*sin columns k =
+ * 1..(n-1)/2): square matrices keep the GEMM tiles full (an n x (n+2) matrix
+ * wastes most of a tile on 2 columns), and a left stage can read the packed
+ * columns directly. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fft_plan.h"
+#include "fft_internal.h"
+
+#define a_int rf_fft_a_int
+#define a_ints rf_fft_a_ints
+
+/* ---- helpers ---- */
+
+static rf_value *konst(rf_fft_ctx *f, const char *hint, rf_dtype dt, int rank, const int64_t *dims,
+                       const double *data) {
+    if (!data) {
+        f->oom = 1;
+        return NULL;
+    }
+    return rf_b_constant(f->L, hint, dt, rank, dims, data);
+}
+
+static rf_value *index_select(rf_lowering *L, rf_value *x, int dim, rf_value *index) {
+    if (!x || !index) return NULL;
+    rf_dim d[MAX_RANK];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    d[dim] = (rf_dim){index->dims[0].size, NULL};
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}, {"index", rf_attr_of_value(index)}};
+    return rf_b_op(L, "aten.index_select.default", 3, args, x->dtype, x->rank, d, "_fftG");
+}
+
+/* dims start.. (static) -> one dim */
+static rf_value *flatten_from(rf_lowering *L, rf_value *x, int start) {
+    if (!x || start >= x->rank - 1) return x;
+    rf_dim d[MAX_RANK];
+    memcpy(d, x->dims, (size_t)start * sizeof(rf_dim));
+    int64_t size = 1;
+    for (int i = start; i < x->rank; i++) size *= x->dims[i].size;
+    d[start] = (rf_dim){size, NULL};
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"start_dim", a_int(start)}, {"end_dim", a_int(x->rank - 1)}};
+    return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, start + 1, d, "_fftF");
+}
+
+/* the last dim -> the static dims `sizes` */
+static rf_value *unflatten_last(rf_lowering *L, rf_value *x, int count, const rf_dim *sizes) {
+    if (!x || count == 1) return x;
+    rf_dim d[MAX_RANK];
+    int64_t s[MAX_RANK];
+    memcpy(d, x->dims, (size_t)(x->rank - 1) * sizeof(rf_dim));
+    for (int i = 0; i < count; i++) {
+        d[x->rank - 1 + i] = sizes[i];
+        s[i] = sizes[i].size;
+    }
+    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(-1)}, {"sizes", a_ints(L, (size_t)count, s)}};
+    return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, x->rank - 1 + count, d, "_fftU");
+}
+
+/* The packed half spectrum of length n holds Re X[k], k < m = n/2+1, then
+ * Im X[k], k = 1..n-m. Row or column r of it is frequency packed_freq(r). */
+static int64_t packed_freq(int64_t r, int64_t n) {
+    int64_t m = n / 2 + 1;
+    return r < m ? r : r - m + 1;
+}
+
+/* ---- stages ---- */
+
+int rf_fft_is_direct(int64_t n) {
+    rf_fft_plan plan;
+    return n >= 2 && !rf_fft_plan_make(n, &plan) && rf_fft_plan_is_direct(&plan);
+}
+
+int rf_fft_left_ok(const rf_value *x, int d, int last_kept) {
+    if (!x || d < 0 || d >= last_kept || x->dims[d].sym) return 0;
+    if (!rf_fft_is_direct(x->dims[d].size)) return 0;
+    for (int i = d + 1; i < x->rank; i++)
+        if (x->dims[i].sym) return 0;
+    return 1;
+}
+
+rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
+    double *w = calloc((size_t)(n * n), sizeof(double));
+    rf_value *k = NULL;
+    if (w) {
+        int64_t m = n / 2 + 1;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t q = 0; q < n; q++) {
+                double c, s;
+                rf_fft_unit_root((j * packed_freq(q, n)) % n, n, &c, &s);
+                w[j * n + q] = q < m ? c : sign * s + 0.0;
+            }
+        char name[48];
+        snprintf(name, sizeof name, "rdft%lld_packed%s", (long long)n, sign < 0 ? "" : "_inv");
+        int64_t dims[2] = {n, n};
+        k = konst(f, name, f->dt, 2, dims, w);
+    }
+    free(w);
+    return rf_fft_matmul(f->L, x, k, 0);
+}
+
+/* [..., n] packed -> [..., 2, m] split (the imaginary parts of X[0] and, for
+ * even n, X[n/2] are zero). */
+static rf_value *unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) {
+    int64_t m = n / 2 + 1;
+    double *idx = calloc((size_t)(2 * m), sizeof(double)), *mask = calloc((size_t)(2 * m), sizeof(double));
+    rf_value *out = NULL;
+    if (idx && mask) {
+        for (int64_t k = 0; k < m; k++) {
+            idx[k] = (double)k, mask[k] = 1.0;
+            int has_im = k >= 1 && k <= n - m;
+            idx[m + k] = has_im ? (double)(m - 1 + k) : 0.0;
+            mask[m + k] = has_im ? 1.0 : 0.0;
+        }
+        char name[48];
+        int64_t len = 2 * m, mdims[2] = {2, m};
+        snprintf(name, sizeof name, "unpack%lld_index", (long long)n);
+        rf_value *g = index_select(f->L, p, p->rank - 1, konst(f, name, RF_DT_I64, 1, &len, idx));
+        rf_dim sizes[2] = {{2, NULL}, {m, NULL}};
+        snprintf(name, sizeof name, "unpack%lld_mask", (long long)n);
+        out = rf_fft_real_mul(f->L, unflatten_last(f->L, g, 2, sizes), konst(f, name, f->dt, 2, mdims, mask));
+    }
+    free(idx);
+    free(mask);
+    return out;
+}
+
+rf_value *rf_fft_unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) { return p ? unpack_last(f, p, n) : NULL; }
+
+rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
+    if (!flat) return NULL;
+    int64_t m = n / 2 + 1;
+    double *idx = calloc((size_t)n, sizeof(double)), *w = calloc((size_t)(n * n), sizeof(double));
+    rf_value *out = NULL;
+    if (idx && w) {
+        for (int64_t q = 0; q < n; q++) {
+            int64_t k = packed_freq(q, n);
+            idx[q] = (double)(q < m ? k : m + k); /* Re X[k] sits at k of [Re | Im], Im X[k] at m + k */
+            double wt = (k == 0 || 2 * k == n) ? 1.0 : 2.0;
+            for (int64_t j = 0; j < n; j++) {
+                double c, s;
+                rf_fft_unit_root((k * j) % n, n, &c, &s);
+                w[q * n + j] = q < m ? wt * c : -wt * s + 0.0;
+            }
+        }
+        char name[48];
+        int64_t len = n, dims[2] = {n, n};
+        snprintf(name, sizeof name, "pack%lld_index", (long long)n);
+        rf_value *packed = index_select(f->L, flat, flat->rank - 1, konst(f, name, RF_DT_I64, 1, &len, idx));
+        snprintf(name, sizeof name, "irdft%lld_packed", (long long)n);
+        out = rf_fft_matmul(f->L, packed, konst(f, name, f->dt, 2, dims, w), 0);
+    }
+    free(idx);
+    free(w);
+    return out;
+}
+
+/* The left matrix: cos rows k' = 0..m-1, then sin rows k' = 1..n-m. */
+static rf_value *half_left_matrix(rf_fft_ctx *f, int64_t n) {
+    double *w = calloc((size_t)(n * n), sizeof(double));
+    rf_value *k = NULL;
+    if (w) {
+        int64_t m = n / 2 + 1;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t h = 0; h < n; h++) {
+                double c, s;
+                rf_fft_unit_root((packed_freq(r, n) * h) % n, n, &c, &s);
+                w[r * n + h] = r < m ? c : s;
+            }
+        char name[48];
+        snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
+        int64_t dims[2] = {n, n};
+        k = konst(f, name, f->dt, 2, dims, w);
+    }
+    free(w);
+    return k;
+}
+
+rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n, int sign, int interleave) {
+    rf_lowering *L = f->L;
+    if (!x) return NULL;
+    int rank = x->rank;
+    int64_t n = x->dims[d].size, m = n / 2 + 1;
+    rf_dim tail[MAX_RANK];
+    int ntail = rank - d - 1;
+    memcpy(tail, x->dims + d + 1, (size_t)ntail * sizeof(rf_dim));
+
+    /* P = Lh @ x over axis d: [..., n, F] with F the flattened dims after d */
+    rf_value *p = rf_fft_matmul(L, half_left_matrix(f, n), flatten_from(L, x, d + 1), 1);
+    p = unflatten_last(L, p, ntail, tail);
+
+    /* rows of P for output k: the cos row of k' (= k or n-k) and the sin row of k' */
+    double *ic = calloc((size_t)n, sizeof(double)), *is = calloc((size_t)n, sizeof(double));
+    int out_rank = packed_n ? rank + 1 : rank, split = out_rank - 2;
+    size_t nk = (size_t)(2 * n);
+    double *ks = calloc(nk, sizeof(double));
+    rf_value *y = NULL;
+    if (ic && is && ks) {
+        for (int64_t k = 0; k < n; k++) {
+            int64_t kk = k < m ? k : n - k;
+            int has_sin = kk >= 1 && kk <= n - m;
+            double sigma = k < m ? 1.0 : -1.0;
+            ic[k] = (double)kk;
+            is[k] = has_sin ? (double)(m - 1 + kk) : 0.0;
+            /* Y = C + sign*sigma*J(S), J(a, b) = (-b, a) over the split axis: after
+             * flipping that axis, re gets -s*sigma and im +s*sigma */
+            double g = has_sin ? sign * sigma : 0.0;
+            ks[2 * k] = -g + 0.0, ks[2 * k + 1] = g + 0.0;
+        }
+        char name[48];
+        int64_t len = n;
+        snprintf(name, sizeof name, "dft%lld_cos_rows", (long long)n);
+        rf_value *crow = index_select(L, p, d, konst(f, name, RF_DT_I64, 1, &len, ic));
+        snprintf(name, sizeof name, "dft%lld_sin_rows", (long long)n);
+        rf_value *srow = index_select(L, p, d, konst(f, name, RF_DT_I64, 1, &len, is));
+        if (packed_n) {
+            crow = unpack_last(f, crow, packed_n);
+            srow = unpack_last(f, srow, packed_n);
+        }
+        /* the sign constant: [n, 1, ..., 2, 1] over dims d.. of the output */
+        int64_t kd[MAX_RANK];
+        int kr = out_rank - d;
+        for (int i = 0; i < kr; i++) kd[i] = 1;
+        kd[0] = n;
+        kd[split - d] = 2;
+        snprintf(name, sizeof name, "dft%lld_left_sign%s%d", (long long)n, sign < 0 ? "" : "_inv", kr);
+        rf_value *kconst = konst(f, name, f->dt, kr, kd, ks);
+        rf_value *t = rf_fft_real_mul(L, rf_fft_flip(L, srow, split), kconst);
+        if (interleave) { /* computed in [..., last, 2] order: the output is written once, as pairs */
+            crow = rf_fft_transpose(L, crow, split, split + 1);
+            t = rf_fft_transpose(L, t, split, split + 1);
+        }
+        y = rf_fft_real_add(L, crow, t);
+    } else {
+        f->oom = 1;
+    }
+    free(ic);
+    free(is);
+    free(ks);
+    return y;
+}
