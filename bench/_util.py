@@ -43,6 +43,22 @@ def time_ms(fn: Callable[[], Any], device: torch.device, warmup: int = 5, iters:
     return statistics.median(samples)
 
 
+def graph_time_ms(fn: Callable[[], Any], device: torch.device, warmup: int = 5, iters: int = 50) -> float | None:
+    """Median time of fn() replayed as one captured CUDA graph: the GPU time alone, without Python or launch
+    overhead (what a deployment that replays graphs, as TensorRT engines do, would see). None off CUDA."""
+    if device.type != "cuda":
+        return None
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):  # warm up off the capture stream, as capture requires
+        fn()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return time_ms(graph.replay, device, warmup=warmup, iters=iters)
+
+
 def kernel_count(fn: Callable[[], Any]) -> int:
     """Kernels Inductor generates while fn() compiles (0 for eager code)."""
     from torch._inductor import metrics

@@ -34,7 +34,7 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _util import env_info, kernel_count, print_table, time_ms, write_json  # noqa: E402
+from _util import env_info, graph_time_ms, kernel_count, print_table, time_ms, write_json  # noqa: E402
 
 
 @dataclass
@@ -56,6 +56,7 @@ class Result:
     ms: float | None
     max_rel_err: float | None
     kernels: int | None = None  # Inductor kernels, for the compiled variant
+    graph_ms: float | None = None  # replayed as a CUDA graph: GPU time without launch overhead
     note: str = ""
 
 
@@ -137,7 +138,9 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
     results: list[Result] = []
     ref = case.fn(x)
     t = {"warmup": args.warmup, "iters": args.iters}
-    results.append(Result(case.name, shape, "torch.fft", time_ms(lambda: case.fn(x), device, **t), 0.0))
+    fft_ms = time_ms(lambda: case.fn(x), device, **t)
+    fft_graph_ms = graph_time_ms(lambda: case.fn(x), device)
+    results.append(Result(case.name, shape, "torch.fft", fft_ms, 0.0, graph_ms=fft_graph_ms))
 
     # realify: trace on CPU-shaped fake-free inputs, lower, then run the real-only graph
     lowered = realify.lower(make_fx(case.fn)(x)).to(device)
@@ -154,7 +157,8 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
         kernels = kernel_count(lambda: compiled(real_x))  # the first call compiles
         err = rel_err(as_complex(compiled(real_x)), ref)
         ms = time_ms(lambda: compiled(real_x), device, **t)
-        results.append(Result(case.name, shape, "realify+inductor", ms, err, kernels))
+        gms = graph_time_ms(lambda: compiled(real_x), device)
+        results.append(Result(case.name, shape, "realify+inductor", ms, err, kernels, graph_ms=gms))
 
     if case.naive_bytes > args.naive_max_bytes:
         note = f"DFT matrices need {case.naive_bytes / 2**30:.1f} GiB > --naive-max-bytes"
@@ -169,14 +173,17 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
 
 def table(results: list[Result]) -> tuple[list[str], list[list[Any]]]:
     base = {r.case: r.ms for r in results if r.impl == "torch.fft"}
-    headers = ["case", "shape", "impl", "ms", "vs torch.fft", "max rel err", "kernels", "note"]
+    gbase = {r.case: r.graph_ms for r in results if r.impl == "torch.fft"}
+    headers = ["case", "shape", "impl", "ms", "vs torch.fft", "graph ms", "graph vs", "max rel err", "kernels", "note"]
     rows = []
     for r in results:
         ratio = f"{r.ms / base[r.case]:.2f}x" if r.ms is not None and base.get(r.case) else "-"
         err = f"{r.max_rel_err:.1e}" if r.max_rel_err is not None else "-"
         ms = r.ms if r.ms is not None else "-"
         kernels = r.kernels if r.kernels is not None else "-"
-        rows.append([r.case, "x".join(map(str, r.shape)), r.impl, ms, ratio, err, kernels, r.note])
+        gms = r.graph_ms if r.graph_ms is not None else "-"
+        gratio = f"{r.graph_ms / gbase[r.case]:.2f}x" if r.graph_ms is not None and gbase.get(r.case) else "-"
+        rows.append([r.case, "x".join(map(str, r.shape)), r.impl, ms, ratio, gms, gratio, err, kernels, r.note])
     return headers, rows
 
 
