@@ -1,8 +1,8 @@
 /* The FFT family in real arithmetic (DESIGN.md §3): _fft_c2c, _fft_r2c and
  * _fft_c2r become real matmuls against constant DFT matrices, twiddle
  * multiplies and reshapes, following the plans of fft_plan.c. Every torch.fft
- * function, stft and istft reaches these three ops (fft_ops.c lowers the
- * composite forms torch.export keeps).
+ * function, stft and istft reaches these three ops (fft_ops.c and fft_stft.c
+ * lower the composite forms torch.export keeps).
  *
  * Rules see a complex tensor as a pair (re, im) of real values. Inside a
  * transform it is one real tensor in split layout, [..., 2, n]: the real and

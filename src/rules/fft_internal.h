@@ -1,5 +1,6 @@
-/* The real-arithmetic FFT engine of fft.c, shared with the torch.fft, stft and
- * istft rules of fft_ops.c. A complex tensor is a pair of real values. */
+/* The real-arithmetic FFT engine of fft.c and fft_left.c, shared with the
+ * torch.fft rules of fft_ops.c and the stft and istft rules of fft_stft.c. A
+ * complex tensor is a pair of real values. */
 #ifndef REALIFY_FFT_INTERNAL_H
 #define REALIFY_FFT_INTERNAL_H
 

@@ -18,6 +18,7 @@ extern const rf_rule_entry rf_rules_creation[];
 extern const rf_rule_entry rf_rules_linalg[];
 extern const rf_rule_entry rf_rules_fft[];
 extern const rf_rule_entry rf_rules_fft_ops[];
+extern const rf_rule_entry rf_rules_fft_stft[];
 extern const rf_rule_entry rf_rules_unary[];
 extern const rf_rule_entry rf_rules_power[];
 extern const rf_rule_entry rf_rules_compare[];

@@ -1,0 +1,543 @@
+/* stft and istft on complex values, and the complex-valued ops torch emits
+ * around them. torch.export keeps stft and istft as single ops; make_fx and
+ * aot_autograd decompose them into _fft_* (fft.c) plus padding, framing and
+ * views, which the rules at the end of this file lower. Split from fft_ops.c
+ * (the torch.fft API) to keep each file short. Semantics follow
+ * torch/_refs/__init__.py (stft, istft). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fft_plan.h"
+#include "fft_ops_internal.h"
+
+#define a_int rf_fft_a_int
+#define a_float rf_fft_a_float
+#define a_str rf_fft_a_str
+#define a_ints rf_fft_a_ints
+#define cp rf_fftop_cp
+#define opt_int rf_fftop_opt_int
+#define opt_bool rf_fftop_opt_bool
+
+typedef rf_cpair cpair;
+
+/* ---- stft, istft ---- */
+
+static rf_value *unsqueeze(rf_lowering *L, rf_value *x, int d) {
+    if (!x) return NULL;
+    rf_dim dims[MAX_RANK + 1];
+    for (int i = 0, j = 0; i <= x->rank; i++) dims[i] = i == d ? (rf_dim){1, NULL} : x->dims[j++];
+    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
+    return rf_b_op(L, "aten.unsqueeze.default", 2, args, x->dtype, x->rank + 1, dims, "_u");
+}
+
+static rf_value *squeeze(rf_lowering *L, rf_value *x, int d) {
+    if (!x) return NULL;
+    rf_dim dims[MAX_RANK];
+    for (int i = 0, j = 0; i < x->rank; i++)
+        if (i != d) dims[j++] = x->dims[i];
+    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
+    return rf_b_op(L, "aten.squeeze.dim", 2, args, x->dtype, x->rank - 1, dims, "_sq");
+}
+
+static cpair cp_unsqueeze(rf_lowering *L, cpair x, int d) {
+    rf_value *re = unsqueeze(L, x.re, d);
+    return cp(re, unsqueeze(L, x.im, d));
+}
+
+static cpair cp_squeeze(rf_lowering *L, cpair x, int d) {
+    rf_value *re = squeeze(L, x.re, d);
+    return cp(re, squeeze(L, x.im, d));
+}
+
+static rf_value *slice_dim(rf_lowering *L, rf_value *x, int d, int64_t start, int64_t end) {
+    if (!x) return NULL;
+    rf_dim dims[MAX_RANK];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    dims[d] = (rf_dim){end - start, NULL};
+    rf_arg args[5] = {{"self", rf_attr_of_value(x)},
+                      {"dim", a_int(d)},
+                      {"start", a_int(start)},
+                      {"end", a_int(end)},
+                      {"step", a_int(1)}};
+    return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, dims, "_s");
+}
+
+/* A size as an attribute: the int, or a sym_size node of x for a symbolic one. */
+static rf_attr size_attr(rf_lowering *L, rf_value *x, int d) {
+    if (!x->dims[d].sym) return a_int(x->dims[d].size);
+    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
+    return rf_attr_of_value(rf_b_op(L, "aten.sym_size.int", 2, args, RF_DT_SYMINT, 0, NULL, "_size"));
+}
+
+/* The window padded to n_fft, centred (torch pads a win_length window so). */
+static cpair centred_window(rf_lowering *L, cpair w, int64_t win, int64_t n_fft) {
+    if (win == n_fft || !w.re) return w;
+    int64_t left = (n_fft - win) / 2, pad[2] = {left, n_fft - win - left};
+    cpair r = cp(NULL, NULL);
+    for (int part = 0; part < 2; part++) {
+        rf_value *v = part ? w.im : w.re;
+        if (!v) continue;
+        rf_arg args[3] = {{"self", rf_attr_of_value(v)}, {"pad", a_ints(L, 2, pad)}, {"value", a_float(0.0)}};
+        rf_dim d = {n_fft, NULL};
+        v = rf_b_op(L, "aten.constant_pad_nd.default", 3, args, v->dtype, 1, &d, "_win");
+        if (part) r.im = v;
+        else r.re = v;
+    }
+    return r;
+}
+
+/* The rectangular window of win_length ones, centred in n_fft (NULL: no window needed). */
+static rf_value *rect_window(rf_fft_ctx *f, int64_t win, int64_t n_fft) {
+    if (win == n_fft) return NULL;
+    double *w = malloc((size_t)n_fft * sizeof(double));
+    if (!w) {
+        f->oom = 1;
+        return NULL;
+    }
+    int64_t left = (n_fft - win) / 2;
+    for (int64_t i = 0; i < n_fft; i++) w[i] = (i >= left && i < left + win) ? 1.0 : 0.0;
+    char hint[48];
+    snprintf(hint, sizeof hint, "rect_window%lld_%lld", (long long)win, (long long)n_fft);
+    rf_value *c = rf_b_constant(f->L, hint, f->dt, 1, &n_fft, w);
+    free(w);
+    return c;
+}
+
+typedef struct frame_args {
+    int64_t n_fft, hop, win;
+    const rf_attr *window; /* a tensor, or NULL */
+} frame_args;
+
+static rf_status read_frame_args(rf_lowering *L, const rf_node *n, frame_args *a) {
+    int64_t v;
+    if (opt_int(n, "n_fft", &a->n_fft) != 1 || a->n_fft < 1 || a->n_fft > RF_FFT_MAX_N)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a static n_fft >= 1", n->op);
+    int k = opt_int(n, "hop_length", &v);
+    a->hop = k == 1 ? v : a->n_fft / 4;
+    int j = opt_int(n, "win_length", &v);
+    a->win = j == 1 ? v : a->n_fft;
+    if (k < 0 || j < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic hop or window length", n->op);
+    if (a->hop < 1 || a->win < 1 || a->win > a->n_fft)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s: expected hop_length > 0 and 0 < win_length <= n_fft", n->op);
+    const rf_attr *w = rf_node_arg(n, "window");
+    a->window = rf_attr_is_tensor(w) ? w : NULL;
+    return RF_OK;
+}
+
+static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || (self->value->rank != 1 && self->value->rank != 2))
+        return rf_fail(L, n, RF_ERR_INVALID, "%s expects a 1D or 2D tensor", n->op);
+    frame_args fa;
+    if (read_frame_args(L, n, &fa) != RF_OK) return RF_ERR_INVALID;
+    if (opt_bool(n, "align_to_window", 0))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with align_to_window=True", n->op);
+    int center = has_center ? opt_bool(n, "center", 1) : 0;
+    const rf_attr *mode = rf_node_arg(n, "pad_mode");
+    const char *pad_mode = (mode && mode->kind == RF_A_STR) ? mode->s : "reflect";
+    int complex_in = rf_dtype_is_complex(self->value->dtype) ||
+                     (fa.window && rf_dtype_is_complex(fa.window->value->dtype));
+    int onesided = opt_bool(n, "onesided", !complex_in);
+    if (onesided && complex_in)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
+    const rf_value *out = n->outs[0];
+    int out_complex = rf_dtype_is_complex(out->dtype);
+    rf_fft_ctx f = {L, out_complex ? rf_work_dtype(L, n) : rf_component_of(L, out->dtype), 0};
+    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
+    int batched = self->value->rank == 2;
+    cpair x = rf_fft_in(L, n, "self", f.dt);
+    if (!x.re) return RF_ERR_INVALID;
+    if (!batched) x = cp_unsqueeze(L, x, 0); /* [B, T] */
+    if (center) { /* pad n_fft/2 on both sides with pad_mode, as torch pads a [1, B, T] view */
+        int64_t p = fa.n_fft / 2, pad[2] = {p, p};
+        x = cp_unsqueeze(L, x, 0);
+        for (int part = 0; part < 2; part++) {
+            rf_value *v = part ? x.im : x.re;
+            if (!v) continue;
+            rf_dim d[3] = {v->dims[0], v->dims[1], v->dims[2]};
+            char sym[160];
+            if (d[2].sym) {
+                snprintf(sym, sizeof sym, "%s + %lld", d[2].sym, (long long)(2 * p));
+                d[2].sym = sym;
+            } else {
+                d[2].size += 2 * p;
+            }
+            rf_arg args[4] = {{"self", rf_attr_of_value(v)},
+                              {"pad", a_ints(L, 2, pad)},
+                              {"mode", a_str(pad_mode)},
+                              {"value", (rf_attr){.kind = RF_A_NONE, .out_mark = RF_DT_COUNT}}};
+            v = rf_b_op(L, "aten.pad.default", 4, args, v->dtype, 3, d, "_pad");
+            if (part) x.im = v;
+            else x.re = v;
+        }
+        x = cp_squeeze(L, x, 0);
+    }
+    cpair frames = cp(NULL, NULL); /* [B, frames, n_fft] */
+    for (int part = 0; part < 2; part++) {
+        rf_value *v = part ? x.im : x.re;
+        if (!v) continue;
+        rf_dim d[3] = {v->dims[0], v->dims[1], {fa.n_fft, NULL}};
+        char sym[200];
+        if (d[1].sym) {
+            snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa.n_fft, (long long)fa.hop);
+            d[1].sym = sym;
+        } else {
+            if (d[1].size < fa.n_fft)
+                return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)d[1].size);
+            d[1].size = (d[1].size - fa.n_fft) / fa.hop + 1;
+        }
+        rf_arg args[4] = {{"self", rf_attr_of_value(v)},
+                          {"dimension", a_int(-1)},
+                          {"size", a_int(fa.n_fft)},
+                          {"step", a_int(fa.hop)}};
+        v = rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
+        if (part) frames.im = v;
+        else frames.re = v;
+    }
+    if (fa.window) {
+        frames = rf_fft_mul(L, frames, centred_window(L, rf_fft_in(L, n, "window", f.dt), fa.win, fa.n_fft));
+    } else {
+        rf_value *rect = rect_window(&f, fa.win, fa.n_fft);
+        if (rect) frames = rf_fft_mul(L, frames, cp(rect, NULL));
+    }
+    int64_t last = 2;
+    cpair y = onesided ? rf_fft_r2c_dims(&f, frames.re, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
+    if (opt_bool(n, "normalized", 0)) y = rf_fft_scale(L, y, 1.0 / sqrt((double)fa.n_fft));
+    y = rf_fft_transpose_pair(L, y, 1, 2); /* [B, freq, frames] */
+    if (!batched) y = cp_squeeze(L, y, 0);
+    if (f.oom || !y.re) return rf_fft_done(&f, n, 0);
+    if (out_complex) {
+        rf_fft_set(L, out, y);
+    } else { /* return_complex=False: the view_as_real layout */
+        rf_value *im = y.im ? y.im : rf_b_zeros_like(L, y.re);
+        rf_set_real(L, out, rf_b_stack2(L, y.re, im, -1));
+    }
+    return RF_OK;
+}
+
+static rf_status stft_plain(rf_lowering *L, const rf_node *n) { return stft(L, n, 0); }
+static rf_status stft_center(rf_lowering *L, const rf_node *n) { return stft(L, n, 1); }
+
+static rf_value *unfold_backward(rf_lowering *L, rf_value *g, rf_attr batch, int64_t len, const frame_args *fa) {
+    if (!g) return NULL;
+    rf_attr sizes = {0};
+    sizes.kind = RF_A_LIST;
+    sizes.n = 2;
+    sizes.out_mark = RF_DT_COUNT;
+    sizes.items = rf_alloc(rf_out_graph(L), 2 * sizeof(rf_attr));
+    sizes.items[0] = batch;
+    sizes.items[1] = a_int(len);
+    rf_arg args[5] = {{"grad_in", rf_attr_of_value(g)},
+                      {"input_sizes", sizes},
+                      {"dim", a_int(1)},
+                      {"size", a_int(fa->n_fft)},
+                      {"step", a_int(fa->hop)}};
+    rf_dim d[2] = {g->dims[0], {len, NULL}};
+    return rf_b_op(L, "aten.unfold_backward.default", 5, args, g->dtype, 2, d, "_ola");
+}
+
+static rf_status istft(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || (self->value->rank != 2 && self->value->rank != 3))
+        return rf_fail(L, n, RF_ERR_INVALID, "%s expects a 2D or 3D tensor", n->op);
+    frame_args fa;
+    if (read_frame_args(L, n, &fa) != RF_OK) return RF_ERR_INVALID;
+    if (fa.hop > fa.win) return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < hop_length <= win_length", n->op);
+    const rf_value *sv = self->value;
+    int batched = sv->rank == 3;
+    const rf_dim *freq_d = &sv->dims[sv->rank - 2], *frames_d = &sv->dims[sv->rank - 1];
+    if (freq_d->sym || frames_d->sym)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                       "%s: the frequency and frame counts must be static (realify lowers FFTs whose transformed "
+                       "dims are static)",
+                       n->op);
+    int64_t freq = freq_d->size, nframes = frames_d->size, length = 0;
+    int has_length = opt_int(n, "length", &length);
+    if (has_length < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic length", n->op);
+    int onesided = opt_bool(n, "onesided", freq != fa.n_fft);
+    if (onesided ? freq != fa.n_fft / 2 + 1 : freq != fa.n_fft)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s: %lld frequencies do not match n_fft=%lld", n->op, (long long)freq,
+                       (long long)fa.n_fft);
+    int return_complex = opt_bool(n, "return_complex", 0);
+    if (return_complex && onesided)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
+    rf_fft_ctx f = {L, rf_component_of(L, sv->dtype), 0};
+    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
+    cpair x = rf_fft_in(L, n, "self", f.dt);
+    if (!x.re) return RF_ERR_INVALID;
+    if (!batched) x = cp_unsqueeze(L, x, 0);
+    x = rf_fft_transpose_pair(L, x, 1, 2); /* [B, frames, freq] */
+    int64_t last = 2;
+    double sc = opt_bool(n, "normalized", 0) ? 1.0 / sqrt((double)fa.n_fft) : 1.0 / (double)fa.n_fft;
+    cpair frames;
+    if (return_complex) {
+        frames = rf_fft_c2c_dims(&f, x, &last, 1, 1);
+    } else {
+        if (!onesided) x = rf_fft_resize_pair(L, x, 2, fa.n_fft / 2 + 1);
+        frames = cp(rf_fft_c2r_dims(&f, x, &last, 1, fa.n_fft), NULL);
+    }
+    frames = rf_fft_scale(L, frames, sc);
+    if (!frames.re) return rf_fft_done(&f, n, 0);
+    int64_t expected = fa.n_fft + fa.hop * (nframes - 1);
+    rf_attr batch = size_attr(L, frames.re, 0);
+    cpair env = cp(NULL, NULL);
+    if (fa.window) { /* overlap-add of window^2 */
+        cpair w = centred_window(L, rf_fft_in(L, n, "window", f.dt), fa.win, fa.n_fft);
+        frames = rf_fft_mul(L, frames, w);
+        cpair w2 = rf_fft_mul(L, w, w);
+        int64_t shape[3] = {1, nframes, fa.n_fft};
+        for (int part = 0; part < 2; part++) {
+            rf_value *v = part ? w2.im : w2.re;
+            if (!v) continue;
+            rf_arg args[2] = {{"self", rf_attr_of_value(v)}, {"size", a_ints(L, 3, shape)}};
+            rf_dim d[3] = {{1, NULL}, {nframes, NULL}, {fa.n_fft, NULL}};
+            v = rf_b_op(L, "aten.expand.default", 2, args, v->dtype, 3, d, "_env");
+            v = unfold_backward(L, v, a_int(1), expected, &fa);
+            if (part) env.im = v;
+            else env.re = v;
+        }
+    } else { /* rectangular window: the envelope is a constant, computed here */
+        rf_value *rect = rect_window(&f, fa.win, fa.n_fft);
+        if (rect) frames = rf_fft_mul(L, frames, cp(rect, NULL));
+        double *e = calloc((size_t)expected, sizeof(double));
+        if (!e) return rf_fft_done(&f, n, 0);
+        int64_t left = (fa.n_fft - fa.win) / 2;
+        for (int64_t fr = 0; fr < nframes; fr++)
+            for (int64_t i = left; i < left + fa.win; i++) e[fr * fa.hop + i] += 1.0;
+        int64_t shape[2] = {1, expected};
+        char hint[64];
+        snprintf(hint, sizeof hint, "istft_envelope%lld", (long long)expected);
+        env = cp(rf_b_constant(L, hint, f.dt, 2, shape, e), NULL);
+        free(e);
+    }
+    cpair y;
+    y.re = unfold_backward(L, frames.re, batch, expected, &fa);
+    y.im = unfold_backward(L, frames.im, batch, expected, &fa);
+    int64_t start = opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
+    int64_t end = has_length ? start + length : (start ? expected - fa.n_fft / 2 : expected);
+    int64_t stop = end < expected ? end : expected;
+    if (stop < start) stop = start;
+    for (int part = 0; part < 2; part++) {
+        rf_value **v = part ? &y.im : &y.re, **e = part ? &env.im : &env.re;
+        if (*v) *v = slice_dim(L, *v, 1, start, stop);
+        if (*e) *e = slice_dim(L, *e, 1, start, stop);
+    }
+    rf_cx num = {0}, den = {0};
+    num.re = rf_val(y.re);
+    num.im_zero = !y.im;
+    if (y.im) num.im = rf_val(y.im);
+    den.re = rf_val(env.re);
+    den.im_zero = !env.im;
+    if (env.im) den.im = rf_val(env.im);
+    rf_cx q = rf_cx_div(L, num, den);
+    y = cp(q.re.v, q.im_zero ? NULL : q.im.v);
+    if (end > stop) y = rf_fft_resize_pair(L, y, 1, end - start);
+    if (!batched) y = cp_squeeze(L, y, 0);
+    if (f.oom || !y.re) return rf_fft_done(&f, n, 0);
+    if (return_complex) {
+        rf_fft_set(L, n->outs[0], y);
+    } else {
+        if (y.im) return rf_fail(L, n, RF_ERR_INVALID, "%s: complex windows are incompatible with return_complex=False",
+                                 n->op);
+        rf_set_real(L, n->outs[0], y.re);
+    }
+    return RF_OK;
+}
+
+/* ---- complex-valued ops around the transforms (make_fx's stft and istft) ---- */
+
+/* constant_pad_nd with a complex fill: the real part pads with Re(value), the
+ * imaginary part with Im(value). */
+static rf_status constant_pad(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *value = rf_node_arg(n, "value");
+    if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(n->outs[0]->dtype))
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a complex tensor", n->op);
+    double vre = 0.0, vim = 0.0;
+    if (value && value->kind == RF_A_FLOAT) vre = value->f;
+    else if (value && (value->kind == RF_A_INT || value->kind == RF_A_BOOL)) vre = (double)value->i;
+    else if (value && value->kind == RF_A_COMPLEX) vre = value->f, vim = value->f_im;
+    else if (value && value->kind != RF_A_NONE)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic fill value", n->op);
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx z = rf_in_cx(L, n, "self", w);
+    const char *names[2] = {"self", "value"};
+    size_t nsubst = value ? 2 : 1;
+    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), a_float(vre)};
+    rf_cx c = {0};
+    c.re = rf_val(rf_b_copy_node(L, n, nsubst, names, attrs, w, "_re")->outs[0]);
+    c.im_zero = z.im_zero && vim == 0.0;
+    if (!c.im_zero) {
+        attrs[0] = rf_attr_of_value(z.im_zero ? rf_b_zeros_like(L, z.re.v) : z.im.v);
+        attrs[1] = a_float(vim);
+        c.im = rf_val(rf_b_copy_node(L, n, nsubst, names, attrs, w, "_im")->outs[0]);
+    }
+    rf_set_cx(L, n->outs[0], c);
+    return RF_OK;
+}
+
+/* pad: the constant mode fills the imaginary part with zeros (value is real);
+ * the other modes move elements and act on each part alike. */
+static rf_status pad(rf_lowering *L, const rf_node *n) {
+    const rf_attr *mode = rf_node_arg(n, "mode"), *value = rf_node_arg(n, "value");
+    int constant = !mode || mode->kind != RF_A_STR || strcmp(mode->s, "constant") == 0;
+    double v = value && value->kind == RF_A_FLOAT ? value->f : value && value->kind == RF_A_INT ? (double)value->i : 0;
+    if (!constant || v == 0.0) return rf_lower_componentwise(L, n);
+    if (value->kind != RF_A_FLOAT && value->kind != RF_A_INT)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic fill value", n->op);
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx z = rf_in_cx(L, n, "self", w);
+    const char *names[2] = {"self", "value"};
+    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), a_float(v)};
+    rf_cx c = {0};
+    c.re = rf_val(rf_b_copy_node(L, n, 2, names, attrs, w, "_re")->outs[0]);
+    if (z.im_zero) {
+        c.im_zero = 1;
+    } else {
+        attrs[0] = rf_attr_of_value(z.im.v);
+        attrs[1] = a_float(0.0);
+        c.im = rf_val(rf_b_copy_node(L, n, 2, names, attrs, w, "_im")->outs[0]);
+    }
+    rf_set_cx(L, n->outs[0], c);
+    return RF_OK;
+}
+
+/* Whether eager PyTorch holds v contiguously: the IR records no strides, so this
+ * accepts only values made by ops that return a fresh contiguous tensor (the
+ * pads stft uses, cat, stack, resize), seen through ops that keep a contiguous
+ * layout contiguous (views that only reshape, clone). */
+static int known_contiguous(const rf_value *v) {
+    static const char *const fresh[] = {
+        "aten.constant_pad_nd.default", "aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+        "aten.reflection_pad3d.default", "aten.replication_pad1d.default", "aten.replication_pad2d.default",
+        "aten.replication_pad3d.default", "aten.cat.default", "aten.stack.default", "aten.resize.default", NULL};
+    static const char *const keep[] = {"aten.view.default",    "aten._unsafe_view.default", "aten.unsqueeze.default",
+                                       "aten.squeeze.dim",     "aten.squeeze.default",      "aten.clone.default",
+                                       NULL};
+    for (const rf_node *p = v->producer; p; p = v->producer) {
+        for (const char *const *f = fresh; *f; f++)
+            if (strcmp(p->op, *f) == 0) return 1;
+        const char *const *k = keep;
+        while (*k && strcmp(p->op, *k) != 0) k++;
+        const rf_attr *self = rf_node_arg(p, "self");
+        if (!*k || !self || self->kind != RF_A_VALUE) return 0;
+        v = self->value;
+    }
+    return 0;
+}
+
+/* The tensor whose storage v views through view/unsqueeze/squeeze (they keep
+ * the storage and its offset), or v itself. */
+static const rf_value *view_base(const rf_value *v) {
+    static const char *const views[] = {"aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim",
+                                        "aten.squeeze.default", NULL};
+    for (const rf_node *p = v->producer; p; p = v->producer) {
+        const char *const *k = views;
+        while (*k && strcmp(p->op, *k) != 0) k++;
+        const rf_attr *self = rf_node_arg(p, "self");
+        if (!*k || !self || self->kind != RF_A_VALUE) break;
+        v = self->value;
+    }
+    return v;
+}
+
+/* as_strided of a complex tensor. On a graph input it reads the input's own
+ * storage (exact for any layout). On an intermediate value known to be
+ * contiguous (stft frames a padded signal this way): the same strides over
+ * contiguous copies of its parts. Anything else raises rather than guess. */
+static rf_status as_strided(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    const rf_value *base = rf_attr_is_tensor(self) ? view_base(self->value) : NULL;
+    if (base && !base->producer && rf_dtype_is_complex(base->dtype) && !base->const_target)
+        return rf_lower_as_strided_on(L, n, base);
+    if (!rf_attr_is_tensor(self) || !known_contiguous(self->value))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                       "%s of a complex intermediate whose memory layout is not known to be contiguous", n->op);
+    const rf_attr *off = rf_node_arg(n, "storage_offset");
+    if (off && off->kind != RF_A_NONE)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex tensor with an explicit storage_offset", n->op);
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx z = rf_in_cx(L, n, "self", w);
+    const char *names[1] = {"self"};
+    rf_cx c = {0};
+    c.im_zero = z.im_zero;
+    for (int part = 0; part < 2; part++) {
+        if (part && z.im_zero) break;
+        rf_value *v = part ? z.im.v : z.re.v;
+        rf_arg cargs[2] = {{"self", rf_attr_of_value(v)},
+                           {"memory_format", a_str("@memory_format:contiguous_format")}};
+        rf_value *contig = rf_b_op(L, "aten.clone.default", 2, cargs, v->dtype, v->rank, v->dims, "_contig");
+        rf_attr attr = rf_attr_of_value(contig);
+        rf_value *r = rf_b_copy_node(L, n, 1, names, &attr, w, part ? "_im" : "_re")->outs[0];
+        if (part) c.im = rf_val(r);
+        else c.re = rf_val(r);
+    }
+    rf_set_cx(L, n->outs[0], c);
+    return RF_OK;
+}
+
+/* In-place view ops (stft ends with transpose_ and squeeze_): the functional op
+ * on both parts; `self` then names the new view too, as it does in eager. */
+static rf_status inplace_view(rf_lowering *L, const rf_node *n, const char *functional) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(self->value->dtype))
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a complex tensor", n->op);
+    rf_dtype w = rf_component_of(L, self->value->dtype);
+    rf_cx z = rf_in_cx(L, n, "self", w);
+    const rf_value *o = n->outs[0];
+    rf_cx c = {0};
+    c.im_zero = z.im_zero;
+    for (int part = 0; part < 2; part++) {
+        if (part && z.im_zero) break;
+        rf_arg args[8];
+        size_t na = 0;
+        for (size_t i = 0; i < n->nargs && na < 8; i++) {
+            args[na].name = n->args[i].name;
+            args[na++].attr = strcmp(n->args[i].name, "self") == 0 ? rf_attr_of_value(part ? z.im.v : z.re.v)
+                                                                      : rf_map_attr(L, &n->args[i].attr);
+        }
+        rf_value *r = rf_b_op(L, functional, na, args, w, o->rank, o->dims, part ? "_im" : "_re");
+        if (part) c.im = rf_val(r);
+        else c.re = rf_val(r);
+    }
+    rf_set_cx(L, o, c);
+    rf_set_alias(L, self->value, o);
+    return RF_OK;
+}
+
+static rf_status transpose_inplace(rf_lowering *L, const rf_node *n) {
+    return inplace_view(L, n, "aten.transpose.int");
+}
+static rf_status squeeze_dim_inplace(rf_lowering *L, const rf_node *n) {
+    return inplace_view(L, n, "aten.squeeze.dim");
+}
+static rf_status squeeze_inplace(rf_lowering *L, const rf_node *n) {
+    return inplace_view(L, n, "aten.squeeze.default");
+}
+static rf_status unsqueeze_inplace(rf_lowering *L, const rf_node *n) {
+    return inplace_view(L, n, "aten.unsqueeze.default");
+}
+
+const rf_rule_entry rf_rules_fft_stft[] = {
+    {"aten.stft.default", stft_plain},
+    {"aten.stft.center", stft_center},
+    {"aten.istft.default", istft},
+    /* what make_fx leaves of stft and istft: padding, framing, overlap-add, in-place views */
+    {"aten.constant_pad_nd.default", constant_pad},
+    {"aten.pad.default", pad},
+    {"aten.reflection_pad1d.default", rf_lower_componentwise},
+    {"aten.reflection_pad2d.default", rf_lower_componentwise},
+    {"aten.reflection_pad3d.default", rf_lower_componentwise},
+    {"aten.replication_pad1d.default", rf_lower_componentwise},
+    {"aten.replication_pad2d.default", rf_lower_componentwise},
+    {"aten.replication_pad3d.default", rf_lower_componentwise},
+    {"aten.as_strided.default", as_strided},
+    {"aten.unfold.default", rf_lower_componentwise},
+    {"aten.unfold_backward.default", rf_lower_componentwise},
+    {"aten.transpose_.default", transpose_inplace},
+    {"aten.squeeze_.dim", squeeze_dim_inplace},
+    {"aten.squeeze_.default", squeeze_inplace},
+    {"aten.unsqueeze_.default", unsqueeze_inplace},
+    {NULL, NULL},
+};
