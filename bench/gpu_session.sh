@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|llama|fft|tp ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|llama|fft|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 python3 -m pip install -q --no-build-isolation --no-deps -e . > "$out/install.log" 2>&1 \
@@ -15,7 +15,15 @@ for step in "$@"; do
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
-    tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;
+    tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --bench 5 --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;
+    tp8b)  # the multi-GPU issue: every world size the machine has, Llama 3 8B shapes, then the scaling table
+      n=$(python3 -c "import torch; print(torch.cuda.device_count())")
+      for w in 1 2 4 8; do
+        [ "$w" -le "$n" ] || break
+        torchrun --nproc-per-node "$w" examples/llama3_tp.py --preset 8b --dtype bfloat16 --tol 5e-2 --bench 10 \
+          --decode-steps 32 --json "$out/tp8b_ws$w.json" 2>&1 | tail -12
+      done
+      python3 bench/tp_scaling.py "$out"/tp8b_ws*.json --markdown ;;
     *) echo "unknown step $step" ;;
   esac
 done
