@@ -1,7 +1,7 @@
-/* Products with scaled accumulation (addmm and friends), vdot, cross, the
- * pointwise addcmul/addcdiv/lerp, and the matrix exponential. Each matrix
+/* Products with scaled accumulation (addmm and friends), einsum, vdot, cross,
+ * the pointwise addcmul/addcdiv/lerp, and the matrix exponential. Each matrix
  * product is bilinear: (a + bi)(c + di) = (ac - bd) + (ad + bc)i over the
- * real op. */
+ * real op; einsum is multilinear in its operands, likewise. */
 #include <math.h>
 #include <string.h>
 
@@ -181,7 +181,63 @@ static rf_status matrix_exp(rf_lowering *L, const rf_node *n) {
     return publish(L, n, rf_cx_make(rf_val(re), rf_val(im)));
 }
 
+/* einsum is multilinear: expanding every complex operand into re + i*im gives
+ * one real einsum (same equation) per choice of parts; a choice with k
+ * imaginary parts carries i^k. 2^c einsums for c complex operands, so c is
+ * capped (torch.export keeps einsum whole before decomposition). */
+#define EINSUM_MAX_COMPLEX 6
+
+static rf_status einsum(rf_lowering *L, const rf_node *n) {
+    const rf_attr *eq = rf_node_arg(n, "equation"), *list = rf_node_arg(n, "tensors");
+    if (!eq || eq->kind != RF_A_STR || !list || list->kind != RF_A_LIST || !list->n)
+        return rf_fail(L, n, RF_ERR_INVALID, "einsum: expected an equation and a list of tensors");
+    rf_dtype w = rf_work_dtype(L, n);
+    size_t count = list->n, complex_count = 0;
+    rf_cx *ops = rf_alloc(rf_out_graph(L), count * sizeof(rf_cx));
+    size_t *cx_index = rf_alloc(rf_out_graph(L), count * sizeof(size_t));
+    for (size_t i = 0; i < count; i++) {
+        if (list->items[i].kind != RF_A_VALUE) return rf_fail(L, n, RF_ERR_INVALID, "einsum: operand %zu", i);
+        ops[i] = rf_cx_of(L, list->items[i].value, w);
+        if (L->failed) return L->status;
+        if (!ops[i].im_zero) cx_index[complex_count++] = i;
+    }
+    if (complex_count > EINSUM_MAX_COMPLEX)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "einsum with %zu complex operands (at most %d: one real einsum per "
+                       "choice of real or imaginary parts)", complex_count, EINSUM_MAX_COMPLEX);
+    const rf_attr *path = rf_node_arg(n, "path");
+    rf_rv re = {0}, im = {0};
+    int have_re = 0, have_im = 0;
+    for (unsigned mask = 0; mask < (1u << complex_count); mask++) {
+        rf_attr items = {0};
+        items.kind = RF_A_LIST;
+        items.n = count;
+        items.out_mark = RF_DT_COUNT;
+        items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
+        int k = 0;
+        for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
+        for (size_t j = 0; j < complex_count; j++)
+            if (mask >> j & 1u) {
+                items.items[cx_index[j]] = rf_attr_of_value(ops[cx_index[j]].im.v);
+                k++;
+            }
+        rf_arg args[3] = {{"equation", rf_map_attr(L, eq)}, {"tensors", items}, {"path", {0}}};
+        size_t nargs = 2;
+        if (path) args[nargs++].attr = rf_map_attr(L, path);
+        const rf_value *likes[1] = {n->outs[0]};
+        rf_rv term = rf_val(rf_b_node(L, "aten.einsum.default", nargs, args, 1, likes, w, "_part")->outs[0]);
+        int negative = (k / 2) % 2; /* i^k = +-1 (k even) or +-i (k odd) */
+        rf_rv *acc = k % 2 ? &im : &re;
+        int *have = k % 2 ? &have_im : &have_re;
+        if (!*have) *acc = negative ? rf_b_neg(L, term) : term;
+        else *acc = negative ? rf_b_sub(L, *acc, term) : rf_b_add(L, *acc, term);
+        *have = 1;
+    }
+    if (L->failed) return L->status;
+    return publish(L, n, have_im ? rf_cx_make(re, im) : rf_cx_real(re));
+}
+
 const rf_rule_entry rf_rules_products[] = {
+    {"aten.einsum.default", einsum},
     {"aten.addmm.default", addmm},
     {"aten.addmv.default", addmv},
     {"aten.baddbmm.default", baddbmm},

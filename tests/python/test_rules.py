@@ -182,6 +182,29 @@ CASES = [
     Case("mm", "aten.mm.default", torch.mm, lambda dt: (z(dt, 3, 4), z(dt, 4, 5))),
     Case("bmm", "aten.bmm.default", torch.bmm, lambda dt: (z(dt, 2, 3, 4), z(dt, 2, 4, 5))),
     Case("matmul", "aten.matmul.default", torch.matmul, lambda dt: (z(dt, 2, 3, 4), z(dt, 4, 5)), pre_dispatch=True),
+    # torch.export keeps einsum whole before decomposition: one real einsum per choice of re/im parts
+    Case(
+        "einsum_fno_modes",
+        "aten.einsum.default",
+        lambda x, w: torch.einsum("bixy,ioxy->boxy", x, w),
+        lambda dt: (z(dt, 2, 3, 4, 5), z(dt, 3, 6, 4, 5, seed=3)),
+        pre_dispatch=True,
+    ),
+    Case(
+        "einsum_three_operands",
+        "aten.einsum.default",
+        lambda a, b, c: torch.einsum("ij,jk,kl->il", a, b, c),
+        lambda dt: (z(dt, 2, 3), z(dt, 3, 4, seed=1), z(dt, 4, 5, seed=2)),
+        pre_dispatch=True,
+    ),
+    Case("einsum_diagonal", "aten.einsum.default", lambda a: torch.einsum("ii->i", a), zz(4, 4), pre_dispatch=True),
+    Case(
+        "einsum_ellipsis",
+        "aten.einsum.default",
+        lambda a, b: torch.einsum("...ij,...jk", a, b),
+        lambda dt: (z(dt, 2, 2, 3), z(dt, 2, 3, 4, seed=4)),
+        pre_dispatch=True,
+    ),
     Case("mv", "aten.mv.default", torch.mv, lambda dt: (z(dt, 3, 4), z(dt, 4))),
     Case("dot", "aten.dot.default", torch.dot, lambda dt: (z(dt, 4), z(dt, 4))),
     # FFT family: the primitives make_fx leaves, the torch.fft ops torch.export keeps, and what stft leaves
@@ -370,3 +393,11 @@ def test_rule_table_is_in_c() -> None:
 def test_lower_rejects_other_types() -> None:
     with pytest.raises(TypeError):
         realify.lower(lambda x: x)  # type: ignore[arg-type]
+
+
+def test_einsum_with_too_many_complex_operands_is_refused() -> None:
+    args = tuple(z(torch.complex64, 3, seed=i) for i in range(7))  # 2^7 real einsums would be needed
+    gm = make_fx(lambda *a: torch.einsum("i,i,i,i,i,i,i->", *a), pre_dispatch=True)(*args)
+    with pytest.raises(realify.UnsupportedOpError) as info:
+        realify.lower(gm)
+    assert "aten.einsum.default" in str(info.value) and "7 complex operands" in str(info.value)
