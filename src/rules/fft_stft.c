@@ -282,6 +282,10 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     if (!frames.re) return rf_fft_done(&f, n, 0);
     int64_t expected = fa.n_fft + fa.hop * (nframes - 1);
     rf_attr batch = size_attr(L, frames.re, 0);
+    int64_t start = opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
+    int64_t end = has_length ? start + length : (start ? expected - fa.n_fft / 2 : expected);
+    int64_t stop = end < expected ? end : expected;
+    if (stop < start) stop = start;
     cpair env = cp(NULL, NULL);
     if (fa.window) { /* overlap-add of window^2 */
         cpair w = centred_window(L, rf_fft_in(L, n, "window", f.dt), fa.win, fa.n_fft);
@@ -306,6 +310,14 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
         int64_t left = (fa.n_fft - fa.win) / 2;
         for (int64_t fr = 0; fr < nframes; fr++)
             for (int64_t i = left; i < left + fa.win; i++) e[fr * fa.hop + i] += 1.0;
+        for (int64_t i = start; i < stop; i++)
+            if (e[i] < 1e-11) { /* torch's "window overlap add min" error: output i would divide by zero */
+                free(e);
+                return rf_fail(L, n, RF_ERR_INVALID,
+                               "%s: the window overlap-add is zero at output sample %lld (win_length %lld < n_fft "
+                               "%lld without center leaves uncovered samples); torch raises here too",
+                               n->op, (long long)(i - start), (long long)fa.win, (long long)fa.n_fft);
+            }
         int64_t shape[2] = {1, expected};
         char hint[64];
         snprintf(hint, sizeof hint, "istft_envelope%lld", (long long)expected);
@@ -315,10 +327,6 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     cpair y;
     y.re = unfold_backward(L, frames.re, batch, expected, &fa);
     y.im = unfold_backward(L, frames.im, batch, expected, &fa);
-    int64_t start = opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
-    int64_t end = has_length ? start + length : (start ? expected - fa.n_fft / 2 : expected);
-    int64_t stop = end < expected ? end : expected;
-    if (stop < start) stop = start;
     for (int part = 0; part < 2; part++) {
         rf_value **v = part ? &y.im : &y.re, **e = part ? &env.im : &env.re;
         if (*v) *v = slice_dim(L, *v, 1, start, stop);

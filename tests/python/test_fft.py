@@ -494,3 +494,21 @@ def test_truncate_double_makes_float32_constants() -> None:
     lowered = realify.lower(make_fx(torch.fft.fft)(x), truncate_double=True)
     assert {b.dtype for b in lowered.buffers()} == {torch.float32}
     assert max_rel_error(lowered(torch.view_as_real(x).float()), torch.fft.fft(x).to(torch.complex64)) < 1e-5
+
+
+def test_istft_with_an_uncovered_sample_is_refused_like_torch() -> None:
+    # win_length < n_fft without center: the rectangular window's overlap-add is zero at the first samples, where
+    # torch raises ("window overlap add min") instead of dividing by zero
+    spec = torch.stft(torch.randn(200), 16, 4, win_length=8, window=torch.ones(8), return_complex=True, center=False)
+
+    def f(s: torch.Tensor) -> torch.Tensor:
+        return torch.istft(s, 16, 4, win_length=8, center=False)
+
+    with pytest.raises(RuntimeError, match="overlap"):
+        f(spec)
+    gm = make_fx(f, pre_dispatch=True)(spec)
+    with pytest.raises(realify.RealifyError, match="overlap-add is zero at output sample 0"):
+        realify.lower(gm)
+    # with center the uncovered samples are trimmed away, and the result matches torch
+    spec_c = torch.stft(torch.randn(200), 16, 4, win_length=8, window=torch.ones(8), return_complex=True)
+    lower_and_compare(lambda s: torch.istft(s, 16, 4, win_length=8), (spec_c,), 1e-5, pre_dispatch=True)
