@@ -83,7 +83,7 @@ int rf_fft_is_direct(int64_t n) {
 }
 
 int rf_fft_left_ok(const rf_value *x, int d, int last_kept) {
-    if (!x || d < 0 || d >= last_kept || x->dims[d].sym) return 0;
+    if (!x || x->rank + 1 >= MAX_RANK || d < 0 || d >= last_kept || x->dims[d].sym) return 0;
     if (!rf_fft_is_direct(x->dims[d].size)) return 0;
     for (int i = d + 1; i < x->rank; i++)
         if (x->dims[i].sym) return 0;
@@ -203,8 +203,7 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
     /* rows of P for output k: the cos row of k' (= k or n-k) and the sin row of k' */
     double *ic = calloc((size_t)n, sizeof(double)), *is = calloc((size_t)n, sizeof(double));
     int out_rank = packed_n ? rank + 1 : rank, split = out_rank - 2;
-    size_t nk = (size_t)(2 * n);
-    double *ks = calloc(nk, sizeof(double));
+    double *ks = calloc((size_t)(2 * n), sizeof(double));
     rf_value *y = NULL;
     if (ic && is && ks) {
         for (int64_t k = 0; k < n; k++) {
