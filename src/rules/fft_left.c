@@ -75,6 +75,23 @@ static int64_t packed_freq(int64_t r, int64_t n) {
     return r < m ? r : r - m + 1;
 }
 
+/* T[q][j] for the packed frequencies q (rows) and samples j < n: cos(2 pi f(q) j / n)
+ * for q < m, sign * sin(2 pi f(q) j / n) after. The left matrix is T (sign +1),
+ * the packed real basis its transpose, the packed inverse T (sign -1) with
+ * rows weighted. NULL when out of memory. */
+static double *packed_table(int64_t n, int sign) {
+    double *t = calloc((size_t)(n * n), sizeof(double));
+    if (!t) return NULL;
+    int64_t m = n / 2 + 1;
+    for (int64_t q = 0; q < n; q++)
+        for (int64_t j = 0; j < n; j++) {
+            double c, s;
+            rf_fft_unit_root((packed_freq(q, n) * j) % n, n, &c, &s);
+            t[q * n + j] = q < m ? c : sign * s + 0.0;
+        }
+    return t;
+}
+
 /* ---- stages ---- */
 
 int rf_fft_is_direct(int64_t n) {
@@ -91,21 +108,19 @@ int rf_fft_left_ok(const rf_value *x, int d, int last_kept) {
 }
 
 rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
-    double *w = calloc((size_t)(n * n), sizeof(double));
+    double *t = packed_table(n, sign), *w = calloc((size_t)(n * n), sizeof(double));
     rf_value *k = NULL;
-    if (w) {
-        int64_t m = n / 2 + 1;
+    if (t && w) {
         for (int64_t j = 0; j < n; j++)
-            for (int64_t q = 0; q < n; q++) {
-                double c, s;
-                rf_fft_unit_root((j * packed_freq(q, n)) % n, n, &c, &s);
-                w[j * n + q] = q < m ? c : sign * s + 0.0;
-            }
+            for (int64_t q = 0; q < n; q++) w[j * n + q] = t[q * n + j];
         char name[48];
         snprintf(name, sizeof name, "rdft%lld_packed%s", (long long)n, sign < 0 ? "" : "_inv");
         int64_t dims[2] = {n, n};
         k = konst(f, name, f->dt, 2, dims, w);
+    } else {
+        f->oom = 1;
     }
+    free(t);
     free(w);
     return rf_fft_matmul(f->L, x, k, 0);
 }
@@ -141,18 +156,14 @@ rf_value *rf_fft_unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) { return p ?
 rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
     if (!flat) return NULL;
     int64_t m = n / 2 + 1;
-    double *idx = calloc((size_t)n, sizeof(double)), *w = calloc((size_t)(n * n), sizeof(double));
+    double *idx = calloc((size_t)n, sizeof(double)), *w = packed_table(n, -1);
     rf_value *out = NULL;
     if (idx && w) {
         for (int64_t q = 0; q < n; q++) {
             int64_t k = packed_freq(q, n);
             idx[q] = (double)(q < m ? k : m + k); /* Re X[k] sits at k of [Re | Im], Im X[k] at m + k */
             double wt = (k == 0 || 2 * k == n) ? 1.0 : 2.0;
-            for (int64_t j = 0; j < n; j++) {
-                double c, s;
-                rf_fft_unit_root((k * j) % n, n, &c, &s);
-                w[q * n + j] = q < m ? wt * c : -wt * s + 0.0;
-            }
+            for (int64_t j = 0; j < n; j++) w[q * n + j] *= wt;
         }
         char name[48];
         int64_t len = n, dims[2] = {n, n};
@@ -160,6 +171,8 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
         rf_value *packed = index_select(f->L, flat, flat->rank - 1, konst(f, name, RF_DT_I64, 1, &len, idx));
         snprintf(name, sizeof name, "irdft%lld_packed", (long long)n);
         out = rf_fft_matmul(f->L, packed, konst(f, name, f->dt, 2, dims, w), 0);
+    } else {
+        f->oom = 1;
     }
     free(idx);
     free(w);
@@ -168,22 +181,12 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
 
 /* The left matrix: cos rows k' = 0..m-1, then sin rows k' = 1..n-m. */
 static rf_value *half_left_matrix(rf_fft_ctx *f, int64_t n) {
-    double *w = calloc((size_t)(n * n), sizeof(double));
-    rf_value *k = NULL;
-    if (w) {
-        int64_t m = n / 2 + 1;
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t h = 0; h < n; h++) {
-                double c, s;
-                rf_fft_unit_root((packed_freq(r, n) * h) % n, n, &c, &s);
-                w[r * n + h] = r < m ? c : s;
-            }
-        char name[48];
-        snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
-        int64_t dims[2] = {n, n};
-        k = konst(f, name, f->dt, 2, dims, w);
-    }
-    free(w);
+    double *t = packed_table(n, 1);
+    char name[48];
+    snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
+    int64_t dims[2] = {n, n};
+    rf_value *k = konst(f, name, f->dt, 2, dims, t);
+    free(t);
     return k;
 }
 
