@@ -9,16 +9,6 @@
 #include "../fft_plan.h"
 #include "fft_ops_internal.h"
 
-#define a_int rf_fft_a_int
-#define a_float rf_fft_a_float
-#define a_str rf_fft_a_str
-#define a_ints rf_fft_a_ints
-#define cp rf_fftop_cp
-#define opt_int rf_fftop_opt_int
-#define opt_bool rf_fftop_opt_bool
-
-typedef rf_cpair cpair;
-
 /* ---- arguments ---- */
 
 /* An int argument: 1 and *out when given, 0 when absent or none, -1 otherwise (symbolic). */

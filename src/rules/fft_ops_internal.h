@@ -12,4 +12,15 @@ int rf_fftop_opt_int(const rf_node *n, const char *name, int64_t *out);
 /* A bool (or int) argument, dflt when absent or of another kind. */
 int rf_fftop_opt_bool(const rf_node *n, const char *name, int dflt);
 
+/* Short names both files use (this header is theirs alone). */
+#define a_int rf_fft_a_int
+#define a_float rf_fft_a_float
+#define a_str rf_fft_a_str
+#define a_ints rf_fft_a_ints
+#define cp rf_fftop_cp
+#define opt_int rf_fftop_opt_int
+#define opt_bool rf_fftop_opt_bool
+
+typedef rf_cpair cpair;
+
 #endif
