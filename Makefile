@@ -8,7 +8,7 @@ STAMP := $(VENV)/.realify-installed
 
 .PHONY: demo test test-c test-python lint venv build-c clean coverage
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/*.c src/*.h src/rules/*.c src/rules/*.h include/*.h python/realify/_core.c)
+$(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)"

@@ -4,7 +4,7 @@ from glob import glob
 
 from setuptools import Extension, setup
 
-sources = sorted(glob("src/*.c") + glob("src/rules/*.c")) + ["python/realify/_core.c"]
+sources = sorted(glob("src/*/*.c")) + ["python/realify/_core.c"]
 
 setup(
     ext_modules=[

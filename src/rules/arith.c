@@ -1,6 +1,6 @@
 /* Elementwise complex arithmetic and the elementary functions. */
-#include "../cxmath.h"
-#include "rules.h"
+#include "cxmath/cxmath.h"
+#include "rules/rules.h"
 
 /* alpha * x, skipping the multiply when alpha is absent or 1. */
 static rf_cx scaled_by_alpha(rf_lowering *L, const rf_node *n, rf_cx x, rf_dtype w) {

@@ -2,10 +2,10 @@
  * whether each element is nonzero. Ordering comparisons (lt, max, sort, ...)
  * are not defined for complex numbers: torch rejects them, and so do we by
  * having no rule. */
-#include "../lower_internal.h"
-#include "../realops.h"
-#include "family.h"
-#include "rules.h"
+#include "lower/lower_internal.h"
+#include "lower/realops.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 static rf_status set_bool(rf_lowering *L, const rf_node *n, rf_value *v) {
     if (L->failed) return L->status;

@@ -1,7 +1,7 @@
 /* dtype conversions: complex to complex changes the part precision, complex to
  * real keeps the real part (as torch does), real to complex adds a zero
  * imaginary part. */
-#include "rules.h"
+#include "rules/rules.h"
 
 static rf_status convert(rf_lowering *L, const rf_node *n) {
     const rf_attr *self = rf_node_arg(n, "self");

@@ -1,5 +1,5 @@
 /* Tensors created like another one, and selection between two. */
-#include "rules.h"
+#include "rules/rules.h"
 
 /* The real tensor whose shape a *_like op copies: the real part of a complex self. */
 static rf_attr like_self(rf_lowering *L, const rf_node *n) {

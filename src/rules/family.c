@@ -1,12 +1,12 @@
 /* Family helpers: componentwise ops (with fill values), unary complex
  * functions, and ops that see only whether each complex element is nonzero. */
-#include "family.h"
+#include "rules/family.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lower_internal.h"
-#include "../realops.h"
+#include "lower/lower_internal.h"
+#include "lower/realops.h"
 
 static int is_cx_value(const rf_attr *a) { return a->kind == RF_A_VALUE && rf_dtype_is_complex(a->value->dtype); }
 

@@ -3,7 +3,7 @@
 #ifndef REALIFY_RULES_FAMILY_H
 #define REALIFY_RULES_FAMILY_H
 
-#include "../lower.h"
+#include "lower/lower.h"
 
 /* Componentwise (see rf_lower_componentwise), where the arguments named in
  * `fills` (NULL-terminated, may be NULL) carry values into the result: a

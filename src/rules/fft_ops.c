@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../fft_plan.h"
-#include "fft_ops_internal.h"
+#include "fft/plan.h"
+#include "rules/fft_ops_internal.h"
 
 /* ---- arguments ---- */
 

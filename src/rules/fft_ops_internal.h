@@ -3,7 +3,8 @@
 #ifndef REALIFY_FFT_OPS_INTERNAL_H
 #define REALIFY_FFT_OPS_INTERNAL_H
 
-#include "fft_internal.h"
+#include "fft/engine.h"
+#include "rules/rules.h"
 
 static inline rf_cpair rf_fftop_cp(rf_value *re, rf_value *im) { return (rf_cpair){re, im}; }
 

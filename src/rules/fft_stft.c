@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fft_plan.h"
-#include "fft_ops_internal.h"
+#include "fft/plan.h"
+#include "rules/fft_ops_internal.h"
 
 /* ---- stft, istft ---- */
 

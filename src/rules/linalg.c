@@ -1,5 +1,5 @@
 /* Matrix products: bilinear over the real op, (a+bi)(c+di) = (ac-bd) + (ad+bc)i. */
-#include "rules.h"
+#include "rules/rules.h"
 
 static rf_status product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {
     rf_dtype w = rf_work_dtype(L, n);

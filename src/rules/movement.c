@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lower_internal.h"
-#include "family.h"
-#include "rules.h"
+#include "lower/lower_internal.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 /* The arguments whose values land in the result (a real one adds nothing to the imaginary part). */
 static const char *const value_fill[] = {"value", NULL};

@@ -3,11 +3,11 @@
  * -2 and otherwise calls cpow, as does pow of two tensors. */
 #include <math.h>
 
-#include "../cxmath.h"
-#include "../lower_internal.h"
-#include "../realops.h"
-#include "family.h"
-#include "rules.h"
+#include "cxmath/cxmath.h"
+#include "lower/lower_internal.h"
+#include "lower/realops.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 static int scalar_parts(const rf_attr *a, double *re, double *im) {
     switch (a->kind) {

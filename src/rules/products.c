@@ -5,11 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../cxmath.h"
-#include "../lower_internal.h"
-#include "../realops.h"
-#include "family.h"
-#include "rules.h"
+#include "cxmath/cxmath.h"
+#include "lower/lower_internal.h"
+#include "lower/realops.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
     if (L->failed) return L->status;

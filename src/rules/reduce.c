@@ -6,11 +6,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../cxmath.h"
-#include "../lower_internal.h"
-#include "../realops.h"
-#include "family.h"
-#include "rules.h"
+#include "cxmath/cxmath.h"
+#include "lower/lower_internal.h"
+#include "lower/realops.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 #define MAX_DIMS 64
 #define MAX_SCAN 64 /* logcumsumexp unrolls its scan */

@@ -2,7 +2,7 @@
 #ifndef REALIFY_RULES_H
 #define REALIFY_RULES_H
 
-#include "../lower.h"
+#include "lower/lower.h"
 
 typedef struct rf_rule_entry {
     const char *op;

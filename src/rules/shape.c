@@ -1,6 +1,6 @@
 /* Shape, movement and copy ops: they act on the real and imaginary parts
  * independently, so one family helper lowers them all. */
-#include "rules.h"
+#include "rules/rules.h"
 
 /* rf_lower_componentwise lives in family.c, with its fill-value variant. */
 const rf_rule_entry rf_rules_shape[] = {

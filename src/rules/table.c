@@ -1,7 +1,7 @@
 /* The rule table: op name -> rule, gathered from the family tables. */
 #include <string.h>
 
-#include "rules.h"
+#include "rules/rules.h"
 
 static const rf_rule_entry *const families[] = {
     rf_rules_construct, rf_rules_arith,    rf_rules_shape,  rf_rules_reduce,

@@ -2,10 +2,10 @@
  * unary family helper, with the function from cxmath. */
 #include <math.h>
 
-#include "../cxmath.h"
-#include "../realops.h"
-#include "family.h"
-#include "rules.h"
+#include "cxmath/cxmath.h"
+#include "lower/realops.h"
+#include "rules/family.h"
+#include "rules/rules.h"
 
 #define LN2 0.693147180559945309417
 #define LN10 2.30258509299404568402

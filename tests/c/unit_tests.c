@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fft_plan.h"
-#include "ir.h"
+#include "fft/plan.h"
+#include "ir/ir.h"
 #include "realify.h"
 
 static int passed, failed;

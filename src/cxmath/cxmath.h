@@ -8,7 +8,7 @@
 #ifndef REALIFY_CXMATH_H
 #define REALIFY_CXMATH_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 rf_cx rf_cx_make(rf_rv re, rf_rv im);
 rf_cx rf_cx_real(rf_rv re);

@@ -1,4 +1,4 @@
-#include "strbuf.h"
+#include "ir/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fft_plan.h"
-#include "fft_internal.h"
+#include "fft/plan.h"
+#include "fft/engine.h"
 
 typedef rf_cpair cpair;
 typedef rf_fft_ctx fft_ctx;
@@ -573,109 +573,3 @@ rf_status rf_fft_done(rf_fft_ctx *f, const rf_node *n, int ok) {
     return RF_OK;
 }
 
-/* ---- _fft_c2c, _fft_r2c, _fft_c2r ---- */
-
-typedef struct fft_args {
-    size_t ndims;
-    int64_t dims[MAX_RANK];
-    int64_t norm;
-} fft_args;
-
-/* Reads `dim` (normalised against rank) and `normalization`; checks that the
- * transformed sizes of `x` are static. */
-static rf_status read_fft_args(rf_lowering *L, const rf_node *n, const rf_value *x, fft_args *a) {
-    if (x->rank < 0 || x->rank >= MAX_RANK)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, MAX_RANK);
-    const rf_attr *dim = rf_node_arg(n, "dim"), *norm = rf_node_arg(n, "normalization");
-    if (!dim || dim->kind != RF_A_LIST || dim->n > (size_t)x->rank)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a list of dims", n->op);
-    if (!norm || norm->kind != RF_A_INT || norm->i < 0 || norm->i > 2)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs normalization 0, 1 or 2", n->op);
-    a->norm = norm->i;
-    a->ndims = dim->n;
-    for (size_t i = 0; i < dim->n; i++) {
-        if (dim->items[i].kind != RF_A_INT) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: symbolic dim", n->op);
-        int64_t d = dim->items[i].i;
-        if (d < 0) d += x->rank;
-        if (d < 0 || d >= x->rank)
-            return rf_fail(L, n, RF_ERR_INVALID, "%s: dim %lld out of range", n->op, (long long)dim->items[i].i);
-        a->dims[i] = d;
-    }
-    return rf_fft_check_static(L, n, x, a->dims, a->ndims);
-}
-
-/* normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n (n: the signal's numel over the transformed dims) */
-static double norm_factor(int64_t norm, double signal_numel) {
-    if (norm == 1) return 1.0 / sqrt(signal_numel);
-    if (norm == 2) return 1.0 / signal_numel;
-    return 1.0;
-}
-
-static double signal_numel(const rf_value *x, const int64_t *dims, size_t nd) {
-    double numel = 1;
-    for (size_t i = 0; i < nd; i++) numel *= (double)x->dims[dims[i]].size;
-    return numel;
-}
-
-static rf_status fft_c2c(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *fwd = rf_node_arg(n, "forward");
-    if (!rf_attr_is_tensor(self) || !fwd || fwd->kind != RF_A_BOOL)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and forward", n->op);
-    fft_args a;
-    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    x = rf_fft_c2c_dims(&f, x, a.dims, a.ndims, fwd->i ? -1 : 1);
-    x = cp_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
-    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
-    rf_fft_set(L, n->outs[0], x);
-    return RF_OK;
-}
-
-static rf_status fft_r2c(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *onesided = rf_node_arg(n, "onesided");
-    if (!rf_attr_is_tensor(self) || !onesided || onesided->kind != RF_A_BOOL)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and onesided", n->op);
-    fft_args a;
-    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-    rf_value *xr = rf_in_real(L, n, "self");
-    if (!xr) return RF_ERR_INVALID;
-    if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
-    cpair x = rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)onesided->i);
-    x = cp_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
-    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
-    rf_fft_set(L, n->outs[0], x);
-    return RF_OK;
-}
-
-static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *lds = rf_node_arg(n, "last_dim_size");
-    if (!rf_attr_is_tensor(self) || !lds)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and last_dim_size", n->op);
-    if (lds->kind != RF_A_INT)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
-                       "%s: last_dim_size is symbolic; realify lowers FFTs whose transformed dims are static",
-                       n->op);
-    fft_args a;
-    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
-    fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    rf_value *out = rf_fft_c2r_dims(&f, x, a.dims, a.ndims, lds->i);
-    out = rf_fft_real_scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
-    if (f.oom || !out) return rf_fft_done(&f, n, 0);
-    rf_set_real(L, n->outs[0], out);
-    return RF_OK;
-}
-
-const rf_rule_entry rf_rules_fft[] = {
-    {"aten._fft_c2c.default", fft_c2c},
-    {"aten._fft_r2c.default", fft_r2c},
-    {"aten._fft_c2r.default", fft_c2r},
-    {NULL, NULL},
-};

@@ -5,7 +5,7 @@
 #ifndef REALIFY_REALOPS_H
 #define REALIFY_REALOPS_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* A node `op` over named operands, elementwise with broadcasting; the output
  * has dtype `dt` (RF_DT_COUNT: the dtype of the first tensor operand). */

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fft_plan.h"
-#include "fft_internal.h"
+#include "fft/plan.h"
+#include "fft/engine.h"
 
 #define a_int rf_fft_a_int
 #define a_ints rf_fft_a_ints

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower/lower_internal.h"
 
 rf_rv rf_val(rf_value *v) { return (rf_rv){v, 0.0}; }
 rf_rv rf_num(double s) { return (rf_rv){NULL, s}; }

@@ -1,5 +1,5 @@
 /* FFT plans: factor choice by a cost model, and the DFT constants in double. */
-#include "fft_plan.h"
+#include "fft/plan.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * on an explicit +0 imaginary part so branch cuts follow its sign. */
 #include <math.h>
 
-#include "cxmath.h"
-#include "realops.h"
+#include "cxmath/cxmath.h"
+#include "lower/realops.h"
 
 #define HALF_PI 1.57079632679489661923
 

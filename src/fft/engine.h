@@ -4,7 +4,7 @@
 #ifndef REALIFY_FFT_INTERNAL_H
 #define REALIFY_FFT_INTERNAL_H
 
-#include "rules.h"
+#include "lower/lower.h"
 
 #define MAX_RANK 64
 

@@ -1,15 +1,15 @@
 /* The lowering driver: walks the input graph in order, copies real nodes,
  * looks up a rule for each node that touches a complex value, and builds a new
  * graph. The input graph is only read. */
-#include "lower.h"
+#include "lower/lower.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "lower_internal.h"
+#include "passes/cleanup.h"
+#include "lower/lower_internal.h"
 
 const rf_lower_options *rf_options(const rf_lowering *L) { return &L->opt; }
 rf_graph *rf_out_graph(rf_lowering *L) { return L->out; }

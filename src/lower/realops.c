@@ -1,6 +1,6 @@
 /* Real-op builders beyond lower.h: where, comparisons, logic, predicates,
  * binary functions and a few structural ops, each with its output shape. */
-#include "realops.h"
+#include "lower/realops.h"
 
 #include <math.h>
 #include <stdio.h>

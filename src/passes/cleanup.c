@@ -1,6 +1,6 @@
 /* Cleanup: forwards select(stack(...)) and stack(select(x), select(x)) round
  * trips to their sources, then drops nodes whose results nobody uses. */
-#include "cleanup.h"
+#include "passes/cleanup.h"
 
 #include <stdlib.h>
 #include <string.h>

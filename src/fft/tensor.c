@@ -2,7 +2,7 @@
  * (the transforms know every size they touch). Negative dims count from the end. */
 #include <string.h>
 
-#include "fft_internal.h"
+#include "fft/engine.h"
 
 #define a_int rf_fft_a_int
 #define a_float rf_fft_a_float

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "strbuf.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
 
 /* ---- printer ---- */
 

@@ -2,11 +2,11 @@
  * calls for exp, log, sqrt, tanh and pow, built from real ops. Each special
  * case below is one row of C99 Annex G (or of c10's division) that the plain
  * formula would get wrong. */
-#include "cxmath.h"
+#include "cxmath/cxmath.h"
 
 #include <math.h>
 
-#include "realops.h"
+#include "lower/realops.h"
 
 rf_cx rf_cx_make(rf_rv re, rf_rv im) {
     rf_cx c;

@@ -2,7 +2,7 @@
 #ifndef REALIFY_LOWER_INTERNAL_H
 #define REALIFY_LOWER_INTERNAL_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* What the new graph holds for one complex value of the input graph. */
 typedef struct cx_state {

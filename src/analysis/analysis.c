@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "lower_internal.h"
-#include "strbuf.h"
+#include "ir/ir.h"
+#include "lower/lower_internal.h"
+#include "ir/strbuf.h"
 
 typedef struct subgraph {
     size_t nnodes;

@@ -2,7 +2,7 @@
 #ifndef REALIFY_CLEANUP_H
 #define REALIFY_CLEANUP_H
 
-#include "ir.h"
+#include "ir/ir.h"
 
 /* Rewrites g in place (g must be a graph the lowering just built). */
 void rf_cleanup(rf_graph *g);

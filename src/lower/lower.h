@@ -7,7 +7,7 @@
 #ifndef REALIFY_LOWER_H
 #define REALIFY_LOWER_H
 
-#include "ir.h"
+#include "ir/ir.h"
 
 /* A real operand: a value, or the scalar `s` when v == NULL. */
 typedef struct rf_rv {
