@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
-#include "lower/lower_internal.h"
+#include "analysis/analysis.h"
 #include "ir/strbuf.h"
 
 typedef struct subgraph {
@@ -220,4 +220,22 @@ char *rf_analysis_print(const rf_analysis *a) {
         print_values(&sb, "exit", sg->exit, sg->nexit);
     }
     return rf_sb_take(&sb);
+}
+
+static int attr_has_complex(const rf_attr *a) {
+    if (a->kind == RF_A_VALUE) return rf_dtype_is_complex(a->value->dtype);
+    if (a->kind == RF_A_DTYPE) return rf_dtype_is_complex(a->dtype);
+    if (a->kind == RF_A_COMPLEX) return 1;
+    if (a->kind == RF_A_LIST)
+        for (size_t i = 0; i < a->n; i++)
+            if (attr_has_complex(&a->items[i])) return 1;
+    return 0;
+}
+
+int rf_node_touches_complex(const rf_node *n) {
+    for (size_t i = 0; i < n->nouts; i++)
+        if (rf_dtype_is_complex(n->outs[i]->dtype)) return 1;
+    for (size_t i = 0; i < n->nargs; i++)
+        if (attr_has_complex(&n->args[i].attr)) return 1;
+    return 0;
 }

@@ -446,3 +446,42 @@ rf_value *rf_b_constant(rf_lowering *L, const char *hint, rf_dtype dt, int rank,
     v->const_nbytes = nbytes;
     return v;
 }
+
+rf_attr rf_attr_of_value(rf_value *v) { return rf_attr_ref(v); }
+
+rf_attr rf_attr_of_rv(rf_rv x) { return x.v ? rf_attr_ref(x.v) : rf_attr_float(x.s); }
+
+static void patch_complex_dtypes(rf_lowering *L, rf_attr *a) {
+    if (a->kind == RF_A_DTYPE && rf_dtype_is_complex(a->dtype)) a->dtype = rf_component_of(L, a->dtype);
+}
+
+rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const char *const *names,
+                        const rf_attr *attrs, rf_dtype dt, const char *suffix) {
+    rf_node *m = rf_node_new(L->out, n->op, n->nargs, n->nouts);
+    for (size_t i = 0; i < n->nargs; i++) {
+        m->args[i].name = rf_strdup(L->out, n->args[i].name);
+        size_t k = 0;
+        while (k < nsubst && strcmp(names[k], n->args[i].name) != 0) k++;
+        if (k < nsubst) {
+            m->args[i].attr = attrs[k];
+        } else {
+            const rf_attr *a = &n->args[i].attr;
+            if (a->kind == RF_A_VALUE && rf_dtype_is_complex(a->value->dtype)) {
+                rf_fail(L, n, RF_ERR_INVALID, "argument '%s' of %s is complex and was not replaced",
+                        n->args[i].name, n->op);
+                return m;
+            }
+            m->args[i].attr = rf_map_attr(L, a);
+        }
+        patch_complex_dtypes(L, &m->args[i].attr);
+    }
+    for (size_t i = 0; i < n->nouts; i++) {
+        const rf_value *o = n->outs[i];
+        rf_dtype odt = dt != RF_DT_COUNT ? dt : rf_component_of(L, o->dtype);
+        char hint[160];
+        snprintf(hint, sizeof hint, "%s%s", o->name, suffix);
+        m->outs[i] = rf_value_new(L->out, hint, odt, o->rank, o->dims);
+    }
+    rf_graph_append_node(L->out, m);
+    return m;
+}

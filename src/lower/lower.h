@@ -33,6 +33,16 @@ rf_dtype rf_work_dtype(const rf_lowering *L, const rf_node *n);
 rf_graph *rf_out_graph(rf_lowering *L);
 rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* RF_OK until something failed, then the first failure's status. Once a run
+ * has failed, builders return NULL values (and operands holding them) and
+ * rf_set_* do nothing, so a rule builds straight on and checks once, with
+ * RF_CHECK, before it reads a built value's fields or returns. */
+rf_status rf_status_of(const rf_lowering *L);
+#define RF_CHECK(L)                                                                                        \
+    do {                                                                                                   \
+        rf_status rf_check_status_ = rf_status_of(L);                                                      \
+        if (rf_check_status_ != RF_OK) return rf_check_status_;                                            \
+    } while (0)
 
 /* Operands of the node being lowered */
 int rf_is_complex_arg(const rf_node *n, const char *name);
@@ -43,6 +53,10 @@ rf_value *rf_in_real(rf_lowering *L, const rf_node *n, const char *name);
 rf_cx rf_in_cx(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt);
 /* The complex operand for an original value (complex or real). */
 rf_cx rf_cx_of(rf_lowering *L, const rf_value *orig, rf_dtype dt);
+/* The original value is real, or complex with an imaginary part known to be zero. */
+int rf_cx_known_real(const rf_lowering *L, const rf_value *orig);
+/* The original value is a complex graph input or constant, held packed. */
+int rf_is_packed_input(const rf_lowering *L, const rf_value *orig);
 /* The packed [..., 2] form of an original complex value. */
 rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig);
 /* Maps an attribute of the input graph into the new graph (value refs mapped). */
@@ -117,11 +131,27 @@ rf_attr rf_attr_of_rv(rf_rv x);
  * real-linear ops), patching complex dtype attributes to the component dtype. */
 rf_status rf_lower_componentwise(rf_lowering *L, const rf_node *n);
 
-/* Rule table */
-rf_rule_fn rf_rule_lookup(const char *op);
-/* The op computes with complex numbers even when all its operands and results
- * are real (irfft of a real tensor, stft with return_complex=False), so its rule
- * runs even when the node shows no complex value. */
-int rf_rule_real_too(const char *op);
+/* Rule table. Each family file lists rows {op, rule, flags}; the table is one
+ * index sorted by op, and two rows for one op are a registration error. */
+enum {
+    /* The op computes with complex numbers even when all its operands and
+     * results are real (irfft of a real tensor, stft with return_complex=False,
+     * the fft shifts), so its rule runs on all-real nodes too. */
+    RF_RULE_REAL_TOO = 1u << 0,
+    /* Dtype policy: the working component dtype must be a floating type
+     * (f16, bf16, f32, f64); the driver refuses others before the rule runs. */
+    RF_RULE_FLOATS = 1u << 1,
+};
+
+typedef struct rf_rule_entry {
+    const char *op;
+    rf_rule_fn fn;
+    unsigned flags;
+} rf_rule_entry;
+
+/* The row for `op`, or NULL. */
+const rf_rule_entry *rf_rule_find(const char *op);
+/* NULL when the table is sound, else what is wrong with it (a duplicate op). */
+const char *rf_rule_table_problem(void);
 
 #endif

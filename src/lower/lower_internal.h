@@ -24,6 +24,5 @@ struct rf_lowering {
     const char *name_hint; /* overrides cur's name for new values when set */
 };
 
-int rf_node_touches_complex(const rf_node *n);
 
 #endif

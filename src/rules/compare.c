@@ -2,13 +2,12 @@
  * whether each element is nonzero. Ordering comparisons (lt, max, sort, ...)
  * are not defined for complex numbers: torch rejects them, and so do we by
  * having no rule. */
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
 
 static rf_status set_bool(rf_lowering *L, const rf_node *n, rf_value *v) {
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_real(L, n->outs[0], v);
     return RF_OK;
 }
@@ -16,7 +15,7 @@ static rf_status set_bool(rf_lowering *L, const rf_node *n, rf_value *v) {
 /* eq: both parts equal; ne: either part differs (NaN differs from all). */
 static rf_status equality(rf_lowering *L, const rf_node *n, int negate) {
     rf_cx a = rf_in_cx_own(L, n, "self"), b = rf_in_cx_own(L, n, "other");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     const char *c = negate ? "ne" : "eq";
     rf_value *re = rf_b_cmp(L, c, a.re, b.re);
     if (a.im_zero && b.im_zero) return set_bool(L, n, re);
@@ -34,7 +33,7 @@ static rf_status ne(rf_lowering *L, const rf_node *n) { return equality(L, n, 1)
 
 static rf_status isnan_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *r = rf_b_isnan(L, z.re);
     if (!z.im_zero) r = rf_b_or(L, r, rf_b_isnan(L, z.im));
     return set_bool(L, n, r);
@@ -42,7 +41,7 @@ static rf_status isnan_rule(rf_lowering *L, const rf_node *n) {
 
 static rf_status isinf_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *r = rf_b_isinf(L, z.re);
     if (!z.im_zero) r = rf_b_or(L, r, rf_b_isinf(L, z.im));
     return set_bool(L, n, r);
@@ -50,34 +49,34 @@ static rf_status isinf_rule(rf_lowering *L, const rf_node *n) {
 
 static rf_status isfinite_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *r = rf_b_isfinite(L, z.re);
     if (!z.im_zero) r = rf_b_and(L, r, rf_b_isfinite(L, z.im));
     return set_bool(L, n, r);
 }
 
 const rf_rule_entry rf_rules_compare[] = {
-    {"aten.eq.Tensor", eq},
-    {"aten.eq.Scalar", eq},
-    {"aten.ne.Tensor", ne},
-    {"aten.ne.Scalar", ne},
-    {"aten.isnan.default", isnan_rule},
-    {"aten.isinf.default", isinf_rule},
-    {"aten.isfinite.default", isfinite_rule},
-    {"aten.logical_not.default", rf_lower_on_truth},
-    {"aten.logical_and.default", rf_lower_on_truth},
-    {"aten.logical_or.default", rf_lower_on_truth},
-    {"aten.logical_xor.default", rf_lower_on_truth},
-    {"aten.any.default", rf_lower_on_truth},
-    {"aten.any.dim", rf_lower_on_truth},
-    {"aten.any.dims", rf_lower_on_truth},
-    {"aten.all.default", rf_lower_on_truth},
-    {"aten.all.dim", rf_lower_on_truth},
-    {"aten.all.dims", rf_lower_on_truth},
-    {"aten.count_nonzero.default", rf_lower_on_truth},
-    {"aten.count_nonzero.dim_IntList", rf_lower_on_truth},
-    {"aten.nonzero.default", rf_lower_on_truth},
-    {"aten.nonzero_static.default", rf_lower_on_truth},
-    {"aten.argwhere.default", rf_lower_on_truth},
-    {NULL, NULL},
+    {"aten.eq.Tensor", eq, 0},
+    {"aten.eq.Scalar", eq, 0},
+    {"aten.ne.Tensor", ne, 0},
+    {"aten.ne.Scalar", ne, 0},
+    {"aten.isnan.default", isnan_rule, 0},
+    {"aten.isinf.default", isinf_rule, 0},
+    {"aten.isfinite.default", isfinite_rule, 0},
+    {"aten.logical_not.default", rf_lower_on_truth, 0},
+    {"aten.logical_and.default", rf_lower_on_truth, 0},
+    {"aten.logical_or.default", rf_lower_on_truth, 0},
+    {"aten.logical_xor.default", rf_lower_on_truth, 0},
+    {"aten.any.default", rf_lower_on_truth, 0},
+    {"aten.any.dim", rf_lower_on_truth, 0},
+    {"aten.any.dims", rf_lower_on_truth, 0},
+    {"aten.all.default", rf_lower_on_truth, 0},
+    {"aten.all.dim", rf_lower_on_truth, 0},
+    {"aten.all.dims", rf_lower_on_truth, 0},
+    {"aten.count_nonzero.default", rf_lower_on_truth, 0},
+    {"aten.count_nonzero.dim_IntList", rf_lower_on_truth, 0},
+    {"aten.nonzero.default", rf_lower_on_truth, 0},
+    {"aten.nonzero_static.default", rf_lower_on_truth, 0},
+    {"aten.argwhere.default", rf_lower_on_truth, 0},
+    {NULL, NULL, 0},
 };

@@ -68,16 +68,16 @@ static rf_status identity(rf_lowering *L, const rf_node *n) {
 }
 
 const rf_rule_entry rf_rules_construct[] = {
-    {"aten.view_as_real.default", view_as_real},
-    {"aten.view_as_complex.default", view_as_complex},
-    {"aten.polar.default", polar},
-    {"aten.complex.default", complex_from_parts},
-    {"aten.real.default", real_part},
-    {"aten.imag.default", imag_part},
-    {"aten._conj.default", conjugate},
-    {"aten.conj_physical.default", conjugate},
-    {"aten._conj_physical.default", conjugate},
-    {"aten.resolve_conj.default", identity},
-    {"aten.resolve_neg.default", identity},
-    {NULL, NULL},
+    {"aten.view_as_real.default", view_as_real, 0},
+    {"aten.view_as_complex.default", view_as_complex, 0},
+    {"aten.polar.default", polar, 0},
+    {"aten.complex.default", complex_from_parts, 0},
+    {"aten.real.default", real_part, 0},
+    {"aten.imag.default", imag_part, 0},
+    {"aten._conj.default", conjugate, 0},
+    {"aten.conj_physical.default", conjugate, 0},
+    {"aten._conj_physical.default", conjugate, 0},
+    {"aten.resolve_conj.default", identity, 0},
+    {"aten.resolve_neg.default", identity, 0},
+    {NULL, NULL, 0},
 };

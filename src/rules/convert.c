@@ -39,10 +39,10 @@ static rf_status type_as(rf_lowering *L, const rf_node *n) {
 }
 
 const rf_rule_entry rf_rules_convert[] = {
-    {"aten.type_as.default", type_as},
-    {"aten._to_copy.default", convert},
-    {"aten.to.dtype", convert},
-    {"aten.to.dtype_layout", convert},
-    {"aten.to.device", convert},
-    {NULL, NULL},
+    {"aten.type_as.default", type_as, 0},
+    {"aten._to_copy.default", convert, 0},
+    {"aten.to.dtype", convert, 0},
+    {"aten.to.dtype_layout", convert, 0},
+    {"aten.to.device", convert, 0},
+    {NULL, NULL, 0},
 };

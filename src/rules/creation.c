@@ -69,9 +69,9 @@ static rf_status where(rf_lowering *L, const rf_node *n) {
 }
 
 const rf_rule_entry rf_rules_creation[] = {
-    {"aten.zeros_like.default", zeros_like},
-    {"aten.ones_like.default", ones_like},
-    {"aten.full_like.default", full_like},
-    {"aten.where.self", where},
-    {NULL, NULL},
+    {"aten.zeros_like.default", zeros_like, 0},
+    {"aten.ones_like.default", ones_like, 0},
+    {"aten.full_like.default", full_like, 0},
+    {"aten.where.self", where, 0},
+    {NULL, NULL, 0},
 };

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
@@ -78,7 +77,7 @@ static rf_node *emit(rf_lowering *L, const rf_node *n, const char *op, int imag,
 static rf_status factory_as(rf_lowering *L, const rf_node *n, const char *op, const char *skip, rf_cx *out) {
     int has_imag = 0;
     rf_node *re = emit(L, n, op, 0, &has_imag, skip);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     const rf_value *o = n->outs[0];
     if (!rf_dtype_is_complex(o->dtype)) {
         rf_set_real(L, o, re->outs[0]);
@@ -87,7 +86,7 @@ static rf_status factory_as(rf_lowering *L, const rf_node *n, const char *op, co
     rf_cx c = rf_cx_real(rf_val(re->outs[0]));
     if (has_imag) {
         rf_node *im = emit(L, n, op, 1, &has_imag, skip);
-        if (L->failed) return L->status;
+        RF_CHECK(L);
         c = rf_cx_make(c.re, rf_val(im->outs[0]));
     }
     if (out) *out = c;
@@ -119,37 +118,37 @@ static rf_status logspace(rf_lowering *L, const rf_node *n) {
     if (s != RF_OK) return s;
     rf_cx lg = rf_cx_make(rf_num(log(fabs(base))), rf_num(base < 0 ? atan2(0.0, base) : 0.0));
     rf_cx r = rf_cx_exp(L, rf_cx_mul_c99(L, lin, lg));
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_cx(L, n->outs[0], r);
     return RF_OK;
 }
 
 const rf_rule_entry rf_rules_factory[] = {
-    {"aten.zeros.default", factory},
-    {"aten.ones.default", factory},
-    {"aten.full.default", factory},
-    {"aten.empty.memory_format", factory},
-    {"aten.empty_strided.default", factory},
-    {"aten.empty_permuted.default", factory},
-    {"aten.empty_like.default", factory},
-    {"aten.eye.default", factory},
-    {"aten.eye.m", factory},
-    {"aten.scalar_tensor.default", factory},
-    {"aten.new_zeros.default", factory},
-    {"aten.new_ones.default", factory},
-    {"aten.new_full.default", factory},
-    {"aten.new_empty.default", factory},
-    {"aten.new_empty_strided.default", factory},
-    {"aten.zero.default", factory},
-    {"aten.fill.Scalar", factory},
-    {"aten.fill.Tensor", fill_tensor},
-    {"aten.linspace.default", factory},
-    {"aten.linspace.Tensor_Tensor", factory},
-    {"aten.linspace.Tensor_Scalar", factory},
-    {"aten.linspace.Scalar_Tensor", factory},
-    {"aten.logspace.default", logspace},
-    {"aten.logspace.Tensor_Tensor", logspace},
-    {"aten.logspace.Tensor_Scalar", logspace},
-    {"aten.logspace.Scalar_Tensor", logspace},
-    {NULL, NULL},
+    {"aten.zeros.default", factory, 0},
+    {"aten.ones.default", factory, 0},
+    {"aten.full.default", factory, 0},
+    {"aten.empty.memory_format", factory, 0},
+    {"aten.empty_strided.default", factory, 0},
+    {"aten.empty_permuted.default", factory, 0},
+    {"aten.empty_like.default", factory, 0},
+    {"aten.eye.default", factory, 0},
+    {"aten.eye.m", factory, 0},
+    {"aten.scalar_tensor.default", factory, 0},
+    {"aten.new_zeros.default", factory, 0},
+    {"aten.new_ones.default", factory, 0},
+    {"aten.new_full.default", factory, 0},
+    {"aten.new_empty.default", factory, 0},
+    {"aten.new_empty_strided.default", factory, 0},
+    {"aten.zero.default", factory, 0},
+    {"aten.fill.Scalar", factory, 0},
+    {"aten.fill.Tensor", fill_tensor, 0},
+    {"aten.linspace.default", factory, 0},
+    {"aten.linspace.Tensor_Tensor", factory, 0},
+    {"aten.linspace.Tensor_Scalar", factory, 0},
+    {"aten.linspace.Scalar_Tensor", factory, 0},
+    {"aten.logspace.default", logspace, 0},
+    {"aten.logspace.Tensor_Tensor", logspace, 0},
+    {"aten.logspace.Tensor_Scalar", logspace, 0},
+    {"aten.logspace.Scalar_Tensor", logspace, 0},
+    {NULL, NULL, 0},
 };

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 
 static int is_cx_value(const rf_attr *a) { return a->kind == RF_A_VALUE && rf_dtype_is_complex(a->value->dtype); }
@@ -43,7 +42,7 @@ static rf_attr part_attr(rf_lowering *L, const rf_attr *a, rf_dtype w, int imag)
 }
 
 static int operand_has_imag(rf_lowering *L, const rf_attr *a) {
-    if (a->kind == RF_A_VALUE) return rf_dtype_is_complex(a->value->dtype) && !L->cx_map[a->value->id].im_zero;
+    if (a->kind == RF_A_VALUE) return !rf_cx_known_real(L, a->value);
     for (size_t i = 0; i < a->n; i++)
         if (a->items[i].kind == RF_A_VALUE && operand_has_imag(L, &a->items[i])) return 1;
     return 0;
@@ -117,7 +116,8 @@ rf_status rf_lower_componentwise_fill(rf_lowering *L, const rf_node *n, const ch
     free(names);
     free(re_attrs);
     free(im_attrs);
-    if (st != RF_OK || L->failed) return L->failed ? L->status : st;
+    RF_CHECK(L);
+    if (st != RF_OK) return st;
     for (size_t k = 0; k < n->nouts; k++) {
         rf_cx c = {0};
         c.re = rf_val(re->outs[k]);
@@ -143,10 +143,10 @@ static rf_status unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn, r
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: expected one complex result", n->op);
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
     rf_cx r = fn ? fn(L, z, w) : plain(L, z);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_cx(L, out, r);
     return RF_OK;
 }
@@ -192,7 +192,7 @@ rf_status rf_lower_on_truth(rf_lowering *L, const rf_node *n) {
         }
     }
     rf_node *m = rf_b_copy_node(L, n, ns, names, attrs, RF_DT_COUNT, "");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     for (size_t k = 0; k < n->nouts; k++) rf_set_real(L, n->outs[k], m->outs[k]);
     return RF_OK;
 }

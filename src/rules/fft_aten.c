@@ -60,7 +60,6 @@ static rf_status fft_c2c(rf_lowering *L, const rf_node *n) {
     fft_args a;
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     cpair x = rf_fft_in(L, n, "self", f.dt);
     x = rf_fft_c2c_dims(&f, x, a.dims, a.ndims, fwd->i ? -1 : 1);
     x = rf_fft_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
@@ -76,7 +75,6 @@ static rf_status fft_r2c(rf_lowering *L, const rf_node *n) {
     fft_args a;
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     rf_value *xr = rf_in_real(L, n, "self");
     if (!xr) return RF_ERR_INVALID;
     if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
@@ -100,7 +98,6 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
     fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     cpair x = rf_fft_in(L, n, "self", f.dt);
     rf_value *out = rf_fft_c2r_dims(&f, x, a.dims, a.ndims, lds->i);
     out = rf_fft_real_scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
@@ -109,9 +106,9 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
-const rf_rule_entry rf_rules_fft[] = {
-    {"aten._fft_c2c.default", fft_c2c},
-    {"aten._fft_r2c.default", fft_r2c},
-    {"aten._fft_c2r.default", fft_c2r},
-    {NULL, NULL},
+const rf_rule_entry rf_rules_fft_aten[] = {
+    {"aten._fft_c2c.default", fft_c2c, RF_RULE_FLOATS},
+    {"aten._fft_r2c.default", fft_r2c, RF_RULE_FLOATS},
+    {"aten._fft_c2r.default", fft_c2r, RF_RULE_FLOATS},
+    {NULL, NULL, 0},
 };

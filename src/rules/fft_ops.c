@@ -314,35 +314,26 @@ static rf_status fft_fftshift(rf_lowering *L, const rf_node *n) { return fft_shi
 static rf_status fft_ifftshift(rf_lowering *L, const rf_node *n) { return fft_shift(L, n, 1); }
 
 const rf_rule_entry rf_rules_fft_ops[] = {
-    {"aten.fft_fft.default", fft_fft},
-    {"aten.fft_ifft.default", fft_ifft},
-    {"aten.fft_rfft.default", fft_rfft},
-    {"aten.fft_irfft.default", fft_irfft},
-    {"aten.fft_hfft.default", fft_hfft},
-    {"aten.fft_ihfft.default", fft_ihfft},
-    {"aten.fft_fft2.default", fft_fft2},
-    {"aten.fft_ifft2.default", fft_ifft2},
-    {"aten.fft_rfft2.default", fft_rfft2},
-    {"aten.fft_irfft2.default", fft_irfft2},
-    {"aten.fft_hfft2.default", fft_hfft2},
-    {"aten.fft_ihfft2.default", fft_ihfft2},
-    {"aten.fft_fftn.default", fft_fftn},
-    {"aten.fft_ifftn.default", fft_ifftn},
-    {"aten.fft_rfftn.default", fft_rfftn},
-    {"aten.fft_irfftn.default", fft_irfftn},
-    {"aten.fft_hfftn.default", fft_hfftn},
-    {"aten.fft_ihfftn.default", fft_ihfftn},
-    {"aten.fft_fftshift.default", fft_fftshift},
-    {"aten.fft_ifftshift.default", fft_ifftshift},
-    {NULL, NULL},
+    {"aten.fft_fft.default", fft_fft, 0},
+    {"aten.fft_ifft.default", fft_ifft, 0},
+    {"aten.fft_rfft.default", fft_rfft, 0},
+    {"aten.fft_irfft.default", fft_irfft, RF_RULE_REAL_TOO},
+    {"aten.fft_hfft.default", fft_hfft, RF_RULE_REAL_TOO},
+    {"aten.fft_ihfft.default", fft_ihfft, 0},
+    {"aten.fft_fft2.default", fft_fft2, 0},
+    {"aten.fft_ifft2.default", fft_ifft2, 0},
+    {"aten.fft_rfft2.default", fft_rfft2, 0},
+    {"aten.fft_irfft2.default", fft_irfft2, RF_RULE_REAL_TOO},
+    {"aten.fft_hfft2.default", fft_hfft2, RF_RULE_REAL_TOO},
+    {"aten.fft_ihfft2.default", fft_ihfft2, 0},
+    {"aten.fft_fftn.default", fft_fftn, 0},
+    {"aten.fft_ifftn.default", fft_ifftn, 0},
+    {"aten.fft_rfftn.default", fft_rfftn, 0},
+    {"aten.fft_irfftn.default", fft_irfftn, RF_RULE_REAL_TOO},
+    {"aten.fft_hfftn.default", fft_hfftn, RF_RULE_REAL_TOO},
+    {"aten.fft_ihfftn.default", fft_ihfftn, 0},
+    {"aten.fft_fftshift.default", fft_fftshift, RF_RULE_REAL_TOO},
+    {"aten.fft_ifftshift.default", fft_ifftshift, RF_RULE_REAL_TOO},
+    {NULL, NULL, 0},
 };
 
-/* Real in, real out, complex inside: irfft and hfft of a real tensor, stft with
- * return_complex=False; and the shifts, which become rolls, so that no torch.fft
- * op is left for a compiler without FFT support. */
-const char *const rf_fft_real_too[] = {
-    "aten.fft_irfft.default",    "aten.fft_hfft.default",  "aten.fft_irfft2.default",
-    "aten.fft_hfft2.default",    "aten.fft_irfftn.default", "aten.fft_hfftn.default",
-    "aten.stft.default",         "aten.stft.center",        "aten.fft_fftshift.default",
-    "aten.fft_ifftshift.default", NULL,
-};

@@ -14,10 +14,10 @@ static rf_status mv(rf_lowering *L, const rf_node *n) { return product(L, n, "se
 static rf_status dot(rf_lowering *L, const rf_node *n) { return product(L, n, "self", "tensor"); }
 
 const rf_rule_entry rf_rules_linalg[] = {
-    {"aten.mm.default", mm},
-    {"aten.bmm.default", mm},
-    {"aten.matmul.default", matmul},
-    {"aten.mv.default", mv},
-    {"aten.dot.default", dot},
-    {NULL, NULL},
+    {"aten.mm.default", mm, 0},
+    {"aten.bmm.default", mm, 0},
+    {"aten.matmul.default", matmul, 0},
+    {"aten.mv.default", mv, 0},
+    {"aten.dot.default", dot, 0},
+    {NULL, NULL, 0},
 };

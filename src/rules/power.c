@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "cxmath/cxmath.h"
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
@@ -20,7 +19,7 @@ static int scalar_parts(const rf_attr *a, double *re, double *im) {
 }
 
 static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_cx(L, n->outs[0], r);
     return RF_OK;
 }
@@ -31,7 +30,7 @@ static rf_status pow_tensor_scalar(rf_lowering *L, const rf_node *n) {
     if (!e || !scalar_parts(e, &er, &ei)) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "pow with a symbolic exponent");
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v) return rf_fail(L, n, RF_ERR_INVALID, "pow needs a tensor base");
     if (ei == 0.0) {
         if (er == 0.0) {
@@ -53,7 +52,7 @@ static rf_status pow_tensor_scalar(rf_lowering *L, const rf_node *n) {
 static rf_status pow_tensor_tensor(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx x = rf_in_cx(L, n, "self", w), y = rf_in_cx(L, n, "exponent", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     return publish(L, n, rf_cx_pow(L, x, y));
 }
 
@@ -64,7 +63,7 @@ static rf_status pow_scalar(rf_lowering *L, const rf_node *n) {
     if (!b || !scalar_parts(b, &br, &bi)) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "pow with a symbolic base");
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx y = rf_in_cx(L, n, "exponent", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!y.re.v) return rf_fail(L, n, RF_ERR_INVALID, "pow needs a tensor exponent");
     if (br == 1.0 && bi == 0.0) return publish(L, n, rf_cx_real(rf_val(rf_b_full_like(L, y.re.v, 1.0))));
     rf_cx lg = rf_cx_make(rf_num(log(hypot(br, bi))), rf_num(atan2(bi, br)));
@@ -74,7 +73,7 @@ static rf_status pow_scalar(rf_lowering *L, const rf_node *n) {
 static rf_status logaddexp(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx x = rf_in_cx(L, n, "self", w), y = rf_in_cx(L, n, "other", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     return publish(L, n, rf_cx_logaddexp(L, x, y));
 }
 
@@ -83,7 +82,7 @@ static rf_status logaddexp(rf_lowering *L, const rf_node *n) {
 static rf_status ldexp_rule(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w), e = rf_in_cx(L, n, "other", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!e.re.v) return rf_fail(L, n, RF_ERR_INVALID, "ldexp needs a tensor exponent");
     if (e.im_zero) return publish(L, n, rf_cx_scale(L, z, rf_b_fn2(L, "aten.pow.Tensor_Tensor", rf_num(2.0), e.re)));
     rf_cx ln2 = rf_cx_real(rf_num(log(2.0)));
@@ -91,10 +90,10 @@ static rf_status ldexp_rule(rf_lowering *L, const rf_node *n) {
 }
 
 const rf_rule_entry rf_rules_power[] = {
-    {"aten.pow.Tensor_Scalar", pow_tensor_scalar},
-    {"aten.pow.Tensor_Tensor", pow_tensor_tensor},
-    {"aten.pow.Scalar", pow_scalar},
-    {"aten.logaddexp.default", logaddexp},
-    {"aten.ldexp.Tensor", ldexp_rule},
-    {NULL, NULL},
+    {"aten.pow.Tensor_Scalar", pow_tensor_scalar, 0},
+    {"aten.pow.Tensor_Tensor", pow_tensor_tensor, 0},
+    {"aten.pow.Scalar", pow_scalar, 0},
+    {"aten.logaddexp.default", logaddexp, 0},
+    {"aten.ldexp.Tensor", ldexp_rule, 0},
+    {NULL, NULL, 0},
 };

@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
 
 static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_cx(L, n->outs[0], r);
     return RF_OK;
 }
@@ -65,7 +64,7 @@ static rf_status addmm_like(rf_lowering *L, const rf_node *n, const char *op, co
                             const char *b_arg, const char *bn) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, a_arg, w), b = rf_in_cx(L, n, b_arg, w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!tensors(a) || !tensors(b)) return rf_fail(L, n, RF_ERR_INVALID, "%s needs tensor operands", n->op);
     return accumulate(L, n, cx_product(L, op, an, a, bn, b, n->outs[0]));
 }
@@ -90,7 +89,7 @@ static rf_status addr(rf_lowering *L, const rf_node *n) {
 static rf_status addbmm(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, "batch1", w), b = rf_in_cx(L, n, "batch2", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!tensors(a) || !tensors(b) || a.re.v->rank != 3 || b.re.v->rank != 3)
         return rf_fail(L, n, RF_ERR_INVALID, "addbmm needs 3-d tensors");
     rf_dim dims[3] = {a.re.v->dims[0], a.re.v->dims[1], b.re.v->dims[2]};
@@ -109,7 +108,7 @@ static rf_status addbmm(rf_lowering *L, const rf_node *n) {
 static rf_status vdot(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!tensors(a) || !tensors(b)) return rf_fail(L, n, RF_ERR_INVALID, "vdot needs tensor operands");
     return publish(L, n, cx_product(L, "aten.dot.default", "self", rf_cx_conj(L, a), "tensor", b, n->outs[0]));
 }
@@ -117,7 +116,7 @@ static rf_status vdot(rf_lowering *L, const rf_node *n) {
 static rf_status cross(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     return publish(L, n, rf_cx_bilinear(L, n, a, b, "self", "other"));
 }
 
@@ -126,7 +125,7 @@ static rf_status addc(rf_lowering *L, const rf_node *n, int divide) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx self = rf_in_cx(L, n, "self", w), t1 = rf_in_cx(L, n, "tensor1", w), t2 = rf_in_cx(L, n, "tensor2", w);
     rf_cx value = scalar_arg(L, n, "value", 1.0, w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_cx p = is_scalar(value, 1.0) ? t1 : rf_cx_mul(L, value, t1);
     p = divide ? rf_cx_div_c10(L, p, t2) : rf_cx_mul(L, p, t2);
     return publish(L, n, rf_cx_add(L, self, p));
@@ -139,7 +138,7 @@ static rf_status addcdiv(rf_lowering *L, const rf_node *n) { return addc(L, n, 1
 static rf_status lerp(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx self = rf_in_cx(L, n, "self", w), end = rf_in_cx(L, n, "end", w), wt = rf_in_cx(L, n, "weight", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_cx diff = rf_cx_sub(L, end, self);
     rf_cx small = rf_cx_add(L, self, rf_cx_mul(L, wt, diff));
     rf_cx one_minus = rf_cx_sub(L, rf_cx_real(rf_num(1.0)), wt);
@@ -159,7 +158,7 @@ static rf_status lerp(rf_lowering *L, const rf_node *n) {
  * exponential is [[Re, -Im], [Im, Re]] of the complex one. */
 static rf_status matrix_exp(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *a = z.re.v;
     if (!a || a->rank < 2 || a->dims[a->rank - 1].sym)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "complex matrix_exp needs a static matrix size");
@@ -198,7 +197,7 @@ static rf_status einsum(rf_lowering *L, const rf_node *n) {
     for (size_t i = 0; i < count; i++) {
         if (list->items[i].kind != RF_A_VALUE) return rf_fail(L, n, RF_ERR_INVALID, "einsum: operand %zu", i);
         ops[i] = rf_cx_of(L, list->items[i].value, w);
-        if (L->failed) return L->status;
+        RF_CHECK(L);
         if (!ops[i].im_zero) cx_index[complex_count++] = i;
     }
     if (complex_count > EINSUM_MAX_COMPLEX)
@@ -232,23 +231,23 @@ static rf_status einsum(rf_lowering *L, const rf_node *n) {
         else *acc = negative ? rf_b_sub(L, *acc, term) : rf_b_add(L, *acc, term);
         *have = 1;
     }
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     return publish(L, n, have_im ? rf_cx_make(re, im) : rf_cx_real(re));
 }
 
 const rf_rule_entry rf_rules_products[] = {
-    {"aten.einsum.default", einsum},
-    {"aten.addmm.default", addmm},
-    {"aten.addmv.default", addmv},
-    {"aten.baddbmm.default", baddbmm},
-    {"aten.addbmm.default", addbmm},
-    {"aten.addr.default", addr},
-    {"aten.vdot.default", vdot},
-    {"aten.linalg_cross.default", cross},
-    {"aten.addcmul.default", addcmul},
-    {"aten.addcdiv.default", addcdiv},
-    {"aten.lerp.Scalar", lerp},
-    {"aten.lerp.Tensor", lerp},
-    {"aten.linalg_matrix_exp.default", matrix_exp},
-    {NULL, NULL},
+    {"aten.einsum.default", einsum, 0},
+    {"aten.addmm.default", addmm, 0},
+    {"aten.addmv.default", addmv, 0},
+    {"aten.baddbmm.default", baddbmm, 0},
+    {"aten.addbmm.default", addbmm, 0},
+    {"aten.addr.default", addr, 0},
+    {"aten.vdot.default", vdot, 0},
+    {"aten.linalg_cross.default", cross, 0},
+    {"aten.addcmul.default", addcmul, 0},
+    {"aten.addcdiv.default", addcdiv, 0},
+    {"aten.lerp.Scalar", lerp, 0},
+    {"aten.lerp.Tensor", lerp, 0},
+    {"aten.linalg_matrix_exp.default", matrix_exp, 0},
+    {NULL, NULL, 0},
 };

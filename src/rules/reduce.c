@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "lower/lower_internal.h"
 #include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
@@ -16,7 +15,7 @@
 #define MAX_SCAN 64 /* logcumsumexp unrolls its scan */
 
 static rf_status publish(rf_lowering *L, const rf_value *out, rf_cx r) {
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_cx(L, out, r);
     return RF_OK;
 }
@@ -78,7 +77,7 @@ static int bool_arg(const rf_node *n, const char *name) {
 static rf_status prod_dim_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
     const rf_attr *da = rf_node_arg(n, "dim");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v || !da || da->kind != RF_A_INT) return rf_fail(L, n, RF_ERR_INVALID, "prod needs a tensor and a dim");
     int64_t size = static_size(z.re.v, da->i);
     if (size < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "complex prod over a dim of symbolic size");
@@ -106,7 +105,7 @@ static rf_value *reshape(rf_lowering *L, rf_value *x, int rank, const rf_dim *di
 
 static rf_status prod_all(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v) return rf_fail(L, n, RF_ERR_INVALID, "prod needs a tensor");
     int64_t numel = rf_numel(z.re.v);
     if (numel < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "complex prod of a tensor of symbolic size");
@@ -125,7 +124,7 @@ static rf_status prod_all(rf_lowering *L, const rf_node *n) {
 static rf_status cumprod(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
     const rf_attr *da = rf_node_arg(n, "dim");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v || !da || da->kind != RF_A_INT) return rf_fail(L, n, RF_ERR_INVALID, "cumprod needs a tensor and a dim");
     if (z.re.v->rank == 0) return publish(L, n->outs[0], z);
     int64_t size = static_size(z.re.v, da->i), dim = da->i;
@@ -161,23 +160,23 @@ static rf_value *cx_var(rf_lowering *L, const rf_node *n, const char *var_op, rf
 
 static rf_status var_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_set_real(L, n->outs[0], cx_var(L, n, "aten.var.correction", z, 0));
-    return L->failed ? L->status : RF_OK;
+    return rf_status_of(L);
 }
 
 static rf_status std_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *v = cx_var(L, n, "aten.var.correction", z, 0);
     rf_set_real(L, n->outs[0], rf_b_unary(L, "aten.sqrt.default", v));
-    return L->failed ? L->status : RF_OK;
+    return rf_status_of(L);
 }
 
 /* var_mean and std_mean: the variance as above, the mean part by part. */
 static rf_status var_mean_common(rf_lowering *L, const rf_node *n, int root) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_node *re = on_part_node(L, n, "aten.var_mean.correction", z.re.v);
     rf_value *v = re->outs[0];
     rf_cx mean = rf_cx_real(rf_val(re->outs[1]));
@@ -202,25 +201,25 @@ static rf_value *cx_abs(rf_lowering *L, rf_cx z) {
 /* Norms of complex tensors are the real norms of |z|. */
 static rf_status norm_of_abs(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx_own(L, n, "self");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     const char *names[1] = {"self"};
     rf_attr a = rf_attr_of_value(cx_abs(L, z));
     rf_node *m = rf_b_copy_node(L, n, 1, names, &a, RF_DT_COUNT, "");
     rf_set_real(L, n->outs[0], m->outs[0]);
-    return L->failed ? L->status : RF_OK;
+    return rf_status_of(L);
 }
 
 /* dist(a, b, p) = ||a - b||_p = dist(|a - b|, 0, p) */
 static rf_status dist(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_component_of(L, rf_node_arg(n, "self")->value->dtype);
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     rf_value *d = cx_abs(L, rf_cx_sub(L, a, b));
     const char *names[2] = {"self", "other"};
     rf_attr attrs[2] = {rf_attr_of_value(d), rf_attr_of_value(rf_b_scalar_tensor(L, 0.0, d->dtype))};
     rf_node *m = rf_b_copy_node(L, n, 2, names, attrs, RF_DT_COUNT, "");
     rf_set_real(L, n->outs[0], m->outs[0]);
-    return L->failed ? L->status : RF_OK;
+    return rf_status_of(L);
 }
 
 /* renorm: z * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1), with the
@@ -229,7 +228,7 @@ static rf_status renorm(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
     const rf_attr *p = rf_node_arg(n, "p"), *da = rf_node_arg(n, "dim"), *mx = rf_node_arg(n, "maxnorm");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v || !p || !da || !mx || da->kind != RF_A_INT || z.re.v->rank < 0 || z.re.v->rank > MAX_DIMS)
         return rf_fail(L, n, RF_ERR_INVALID, "renorm needs a tensor, p, dim and maxnorm");
     double maxnorm = mx->kind == RF_A_FLOAT ? mx->f : (double)mx->i;
@@ -255,7 +254,7 @@ static rf_value *real_max(rf_lowering *L, rf_cx z, size_t nd, const int64_t *dim
 static rf_status logsumexp(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v) return rf_fail(L, n, RF_ERR_INVALID, "logsumexp needs a tensor");
     int64_t dims[MAX_DIMS];
     int nd = rf_reduce_dims(n, "dim", z.re.v->rank, dims);
@@ -285,7 +284,7 @@ static rf_status logcumsumexp(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
     const rf_attr *da = rf_node_arg(n, "dim");
-    if (L->failed) return L->status;
+    RF_CHECK(L);
     if (!z.re.v || !da || da->kind != RF_A_INT) return rf_fail(L, n, RF_ERR_INVALID, "logcumsumexp needs a dim");
     if (z.re.v->rank == 0) return publish(L, n->outs[0], z);
     int64_t size = static_size(z.re.v, da->i), dim = da->i;
@@ -305,24 +304,24 @@ static rf_status logcumsumexp(rf_lowering *L, const rf_node *n) {
 }
 
 const rf_rule_entry rf_rules_reduce[] = {
-    {"aten.sum.default", rf_lower_componentwise},
-    {"aten.sum.dim_IntList", rf_lower_componentwise},
-    {"aten.mean.default", rf_lower_componentwise},
-    {"aten.mean.dim", rf_lower_componentwise},
-    {"aten.cumsum.default", rf_lower_componentwise},
-    {"aten.prod.default", prod_all},
-    {"aten.prod.dim_int", prod_dim_rule},
-    {"aten.cumprod.default", cumprod},
-    {"aten.var.correction", var_rule},
-    {"aten.std.correction", std_rule},
-    {"aten.var_mean.correction", var_mean},
-    {"aten.std_mean.correction", std_mean},
-    {"aten.linalg_vector_norm.default", norm_of_abs},
-    {"aten.norm.Scalar", norm_of_abs},
-    {"aten.norm.ScalarOpt_dim", norm_of_abs},
-    {"aten.dist.default", dist},
-    {"aten.renorm.default", renorm},
-    {"aten.logsumexp.default", logsumexp},
-    {"aten.logcumsumexp.default", logcumsumexp},
-    {NULL, NULL},
+    {"aten.sum.default", rf_lower_componentwise, 0},
+    {"aten.sum.dim_IntList", rf_lower_componentwise, 0},
+    {"aten.mean.default", rf_lower_componentwise, 0},
+    {"aten.mean.dim", rf_lower_componentwise, 0},
+    {"aten.cumsum.default", rf_lower_componentwise, 0},
+    {"aten.prod.default", prod_all, 0},
+    {"aten.prod.dim_int", prod_dim_rule, 0},
+    {"aten.cumprod.default", cumprod, 0},
+    {"aten.var.correction", var_rule, 0},
+    {"aten.std.correction", std_rule, 0},
+    {"aten.var_mean.correction", var_mean, 0},
+    {"aten.std_mean.correction", std_mean, 0},
+    {"aten.linalg_vector_norm.default", norm_of_abs, 0},
+    {"aten.norm.Scalar", norm_of_abs, 0},
+    {"aten.norm.ScalarOpt_dim", norm_of_abs, 0},
+    {"aten.dist.default", dist, 0},
+    {"aten.renorm.default", renorm, 0},
+    {"aten.logsumexp.default", logsumexp, 0},
+    {"aten.logcumsumexp.default", logcumsumexp, 0},
+    {NULL, NULL, 0},
 };

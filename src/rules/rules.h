@@ -1,37 +1,30 @@
-/* Rule families. Each file exports a NULL-terminated table of (op, rule). */
+/* Rule families. Each file exports a NULL-terminated table of rows
+ * {op, rule, flags}; table.c merges them into one sorted index. */
 #ifndef REALIFY_RULES_H
 #define REALIFY_RULES_H
 
 #include "lower/lower.h"
 
-typedef struct rf_rule_entry {
-    const char *op;
-    rf_rule_fn fn;
-} rf_rule_entry;
-
-extern const rf_rule_entry rf_rules_construct[];
 extern const rf_rule_entry rf_rules_arith[];
-extern const rf_rule_entry rf_rules_shape[];
-extern const rf_rule_entry rf_rules_reduce[];
+extern const rf_rule_entry rf_rules_compare[];
+extern const rf_rule_entry rf_rules_construct[];
 extern const rf_rule_entry rf_rules_convert[];
 extern const rf_rule_entry rf_rules_creation[];
-extern const rf_rule_entry rf_rules_linalg[];
-extern const rf_rule_entry rf_rules_fft[];
+extern const rf_rule_entry rf_rules_factory[];
+extern const rf_rule_entry rf_rules_fft_aten[];
 extern const rf_rule_entry rf_rules_fft_ops[];
 extern const rf_rule_entry rf_rules_fft_stft[];
-extern const rf_rule_entry rf_rules_unary[];
-extern const rf_rule_entry rf_rules_power[];
-extern const rf_rule_entry rf_rules_compare[];
-extern const rf_rule_entry rf_rules_products[];
+extern const rf_rule_entry rf_rules_linalg[];
 extern const rf_rule_entry rf_rules_movement[];
-extern const rf_rule_entry rf_rules_factory[];
+extern const rf_rule_entry rf_rules_power[];
+extern const rf_rule_entry rf_rules_products[];
+extern const rf_rule_entry rf_rules_reduce[];
+extern const rf_rule_entry rf_rules_shape[];
+extern const rf_rule_entry rf_rules_unary[];
 
 /* as_strided over the storage of a complex graph input (its view_as_real view):
  * of the node's `self`, or of `base`, an input that `self` is a view of. */
 rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n);
 rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base);
-
-/* NULL-terminated lists of ops whose rule runs on all-real nodes too (see rf_rule_real_too). */
-extern const char *const rf_fft_real_too[];
 
 #endif

@@ -1,44 +1,70 @@
-/* The rule table: op name -> rule, gathered from the family tables. */
+/* The rule table: every family's rows merged into one index sorted by op name,
+ * built once and searched by bisection. A duplicate op is a registration error,
+ * reported by every lowering until fixed (and by the unit tests). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "rules/rules.h"
 
 static const rf_rule_entry *const families[] = {
-    rf_rules_construct, rf_rules_arith,    rf_rules_shape,  rf_rules_reduce,
-    rf_rules_convert,   rf_rules_creation, rf_rules_linalg,
-    rf_rules_fft,       rf_rules_fft_ops,  rf_rules_fft_stft,
-    rf_rules_unary,     rf_rules_power,    rf_rules_compare, rf_rules_products,
-    rf_rules_movement,  rf_rules_factory,
+    rf_rules_arith,    rf_rules_compare,  rf_rules_construct, rf_rules_convert,  rf_rules_creation,
+    rf_rules_factory,  rf_rules_fft_aten, rf_rules_fft_ops,   rf_rules_fft_stft, rf_rules_linalg,
+    rf_rules_movement, rf_rules_power,    rf_rules_products,  rf_rules_reduce,   rf_rules_shape,
+    rf_rules_unary,
 };
 
 #define NFAMILIES (sizeof families / sizeof families[0])
+#define MAX_RULES 1024
 
-static const char *const *const real_too_lists[] = {rf_fft_real_too};
+static struct {
+    const rf_rule_entry *rows[MAX_RULES];
+    size_t count;
+    char problem[160]; /* empty when the table is sound */
+} table;
 
-int rf_rule_real_too(const char *op) {
-    for (size_t l = 0; l < sizeof real_too_lists / sizeof real_too_lists[0]; l++)
-        for (const char *const *e = real_too_lists[l]; *e; e++)
-            if (strcmp(*e, op) == 0) return 1;
-    return 0;
+static once_flag table_once = ONCE_FLAG_INIT;
+
+static int by_op(const void *a, const void *b) {
+    return strcmp((*(const rf_rule_entry *const *)a)->op, (*(const rf_rule_entry *const *)b)->op);
 }
 
-rf_rule_fn rf_rule_lookup(const char *op) {
+static void build_table(void) {
     for (size_t f = 0; f < NFAMILIES; f++)
-        for (const rf_rule_entry *e = families[f]; e->op; e++)
-            if (strcmp(e->op, op) == 0) return e->fn;
+        for (const rf_rule_entry *e = families[f]; e->op; e++) {
+            if (table.count == MAX_RULES) {
+                snprintf(table.problem, sizeof table.problem, "more than %d rules", MAX_RULES);
+                return;
+            }
+            table.rows[table.count++] = e;
+        }
+    qsort(table.rows, table.count, sizeof table.rows[0], by_op);
+    for (size_t i = 1; i < table.count; i++)
+        if (strcmp(table.rows[i - 1]->op, table.rows[i]->op) == 0) {
+            snprintf(table.problem, sizeof table.problem, "two rules registered for %s", table.rows[i]->op);
+            return;
+        }
+}
+
+const char *rf_rule_table_problem(void) {
+    call_once(&table_once, build_table);
+    return table.problem[0] ? table.problem : NULL;
+}
+
+const rf_rule_entry *rf_rule_find(const char *op) {
+    if (rf_rule_table_problem()) return NULL;
+    size_t lo = 0, hi = table.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(table.rows[mid]->op, op);
+        if (c == 0) return table.rows[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
     return NULL;
 }
 
-size_t rf_rule_count(void) {
-    size_t n = 0;
-    for (size_t f = 0; f < NFAMILIES; f++)
-        for (const rf_rule_entry *e = families[f]; e->op; e++) n++;
-    return n;
-}
+size_t rf_rule_count(void) { return rf_rule_table_problem() ? 0 : table.count; }
 
-const char *rf_rule_name(size_t i) {
-    for (size_t f = 0; f < NFAMILIES; f++)
-        for (const rf_rule_entry *e = families[f]; e->op; e++)
-            if (i-- == 0) return e->op;
-    return NULL;
-}
+const char *rf_rule_name(size_t i) { return i < rf_rule_count() ? table.rows[i]->op : NULL; }

@@ -6,6 +6,7 @@
 
 #include "fft/plan.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "realify.h"
 
 static int passed, failed;
@@ -183,6 +184,9 @@ static void test_rule_table(void) {
         for (size_t j = i + 1; j < n; j++) dup |= strcmp(rf_rule_name(i), rf_rule_name(j)) == 0;
     CHECK(!dup);
     CHECK(rf_rule_name(n) == NULL);
+    CHECK(rf_rule_table_problem() == NULL);
+    for (size_t i = 0; i + 1 < n; i++) CHECK(strcmp(rf_rule_name(i), rf_rule_name(i + 1)) < 0);
+    CHECK(rf_rule_find("aten.mul.Tensor") != NULL && rf_rule_find("aten.no_such_op.default") == NULL);
 }
 
 /* ---- FFT plans and inline constants ---- */

@@ -1,0 +1,43 @@
+/* The lowering context: options, dtypes, the failure state. Builders and the
+ * driver read it; rules reach it only through lower.h. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lower/lower_internal.h"
+
+const rf_lower_options *rf_options(const rf_lowering *L) { return &L->opt; }
+rf_graph *rf_out_graph(rf_lowering *L) { return L->out; }
+
+rf_dtype rf_component_of(const rf_lowering *L, rf_dtype dt) { return rf_dtype_component(dt, L->opt.truncate_double); }
+
+rf_dtype rf_work_dtype(const rf_lowering *L, const rf_node *n) {
+    for (size_t i = 0; i < n->nouts; i++)
+        if (rf_dtype_is_complex(n->outs[i]->dtype)) return rf_component_of(L, n->outs[i]->dtype);
+    return n->nouts ? n->outs[0]->dtype : RF_DT_F32;
+}
+
+rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *fmt, ...) {
+    if (L->failed) return L->status;
+    L->failed = 1;
+    L->status = code;
+    if (L->err) {
+        L->err->code = code;
+        snprintf(L->err->op, sizeof L->err->op, "%s", n ? n->op : "");
+        snprintf(L->err->node, sizeof L->err->node, "%s", (n && n->nouts) ? n->outs[0]->name : "");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(L->err->message, sizeof L->err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+rf_status rf_status_of(const rf_lowering *L) { return L->failed ? L->status : RF_OK; }
+
+int rf_cx_known_real(const rf_lowering *L, const rf_value *orig) {
+    return !rf_dtype_is_complex(orig->dtype) || L->cx_map[orig->id].im_zero;
+}
+
+int rf_is_packed_input(const rf_lowering *L, const rf_value *orig) {
+    return !orig->producer && rf_dtype_is_complex(orig->dtype) && L->cx_map[orig->id].packed != NULL;
+}
