@@ -33,9 +33,16 @@ typedef struct rf_error {
     int line;          /* line in the text IR, for parse errors */
 } rf_error;
 
+/* How complex division is lowered. */
+typedef enum rf_division {
+    RF_DIV_C10 = 0,    /* c10::complex's Smith algorithm: what eager PyTorch computes on the CPU (default) */
+    RF_DIV_SCALED = 1, /* scale both operands by max(|c|, |d|), as ATen's vectorised kernels do */
+} rf_division;
+
 typedef struct rf_lower_options {
-    int truncate_double; /* complex128 lowers to float32 instead of float64 */
-    int cleanup;         /* run the peephole and dead-node passes (default 1) */
+    int truncate_double;  /* complex128 lowers to float32 instead of float64 */
+    int cleanup;          /* run the peephole and dead-node passes (default 1) */
+    rf_division division; /* complex division algorithm (default RF_DIV_C10) */
 } rf_lower_options;
 
 const char *rf_status_name(rf_status s);

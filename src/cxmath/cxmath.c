@@ -5,6 +5,7 @@
 #include "cxmath/cxmath.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lower/realops.h"
 
@@ -48,6 +49,138 @@ static rf_dtype cx_dtype(rf_cx z) {
 
 static rf_value *tensor(rf_lowering *L, rf_rv x, rf_dtype dt) { return rf_b_tensor_of(L, x, dt); }
 
+/* ---- arithmetic ---- */
+
+rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b) {
+    rf_rv re = rf_b_add(L, a.re, b.re);
+    if (a.im_zero && b.im_zero) return rf_cx_real(re);
+    return rf_cx_make(re, rf_b_add(L, rf_cx_im(a), rf_cx_im(b)));
+}
+
+rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b) {
+    rf_rv re = rf_b_sub(L, a.re, b.re);
+    if (a.im_zero && b.im_zero) return rf_cx_real(re);
+    return rf_cx_make(re, rf_b_sub(L, rf_cx_im(a), rf_cx_im(b)));
+}
+
+rf_cx rf_cx_neg(rf_lowering *L, rf_cx a) {
+    rf_rv re = rf_b_neg(L, a.re);
+    if (a.im_zero) return rf_cx_real(re);
+    return rf_cx_make(re, rf_b_neg(L, a.im));
+}
+
+rf_cx rf_cx_conj(rf_lowering *L, rf_cx a) {
+    if (a.im_zero) return a;
+    return rf_cx_make(a.re, rf_b_neg(L, a.im));
+}
+
+rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s) {
+    rf_rv re = rf_b_mul(L, a.re, s);
+    if (a.im_zero) return rf_cx_real(re);
+    return rf_cx_make(re, rf_b_mul(L, a.im, s));
+}
+
+rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b) {
+    if (b.im_zero) return rf_cx_scale(L, a, b.re);
+    if (a.im_zero) return rf_cx_scale(L, b, a.re);
+    /* (ar + ai i)(br + bi i) = (ar br - ai bi) + (ar bi + ai br) i */
+    rf_rv rr = rf_b_mul(L, a.re, b.re), ii = rf_b_mul(L, a.im, b.im);
+    rf_rv re = rf_b_sub(L, rr, ii);
+    rf_rv ri = rf_b_mul(L, a.re, b.im), ir = rf_b_mul(L, a.im, b.re);
+    rf_rv im = rf_b_add(L, ri, ir);
+    return rf_cx_make(re, im);
+}
+
+rf_rv rf_cx_abs(rf_lowering *L, rf_cx a) {
+    if (a.im_zero) {
+        if (!a.re.v) return rf_num(fabs(a.re.s));
+        return rf_val(rf_b_unary(L, "aten.abs.default", a.re.v));
+    }
+    if (!a.re.v && !a.im.v) return rf_num(hypot(a.re.s, a.im.s));
+    rf_value *re = rf_b_materialize(L, a.re, a.im.v);
+    rf_value *im = rf_b_materialize(L, a.im, a.re.v);
+    return rf_val(rf_b_binary(L, "aten.hypot.default", re, im));
+}
+
+/* Division scaled by max(|c|, |d|), as ATen's vectorised kernels divide. */
+static rf_cx div_scaled(rf_lowering *L, rf_cx a, rf_cx b) {
+    if (b.im_zero) {
+        rf_rv re = rf_b_div(L, a.re, b.re);
+        if (a.im_zero) return rf_cx_real(re);
+        return rf_cx_make(re, rf_b_div(L, a.im, b.re));
+    }
+    if (!b.re.v && !b.im.v) {
+        /* Divisor is a complex scalar: multiply by its reciprocal (Smith's method). */
+        double c = b.re.s, d = b.im.s, rr, ri;
+        if (fabs(c) >= fabs(d)) {
+            double r = d / c, den = c + d * r;
+            rr = 1.0 / den;
+            ri = -r / den;
+        } else {
+            double r = c / d, den = d + c * r;
+            rr = r / den;
+            ri = -1.0 / den;
+        }
+        return rf_cx_mul(L, a, rf_cx_make(rf_num(rr), rf_num(ri)));
+    }
+    /* Scale both operands by max(|c|, |d|) so c^2 + d^2 neither overflows nor
+     * underflows, as ATen's vectorised complex division does. */
+    rf_value *c = rf_b_materialize(L, b.re, b.im.v);
+    rf_value *d = rf_b_materialize(L, b.im, b.re.v);
+    rf_value *abs_c = rf_b_unary(L, "aten.abs.default", c);
+    rf_value *abs_d = rf_b_unary(L, "aten.abs.default", d);
+    rf_value *scale = rf_b_binary(L, "aten.maximum.default", abs_c, abs_d);
+    rf_rv cs = rf_b_div(L, rf_val(c), rf_val(scale));
+    rf_rv ds = rf_b_div(L, rf_val(d), rf_val(scale));
+    rf_rv as = rf_b_div(L, a.re, rf_val(scale));
+    rf_rv cc = rf_b_mul(L, cs, cs), dd = rf_b_mul(L, ds, ds);
+    rf_rv den = rf_b_add(L, cc, dd);
+    rf_rv re, im;
+    if (a.im_zero) {
+        re = rf_b_mul(L, as, cs);
+        im = rf_b_neg(L, rf_b_mul(L, as, ds));
+    } else {
+        rf_rv bs = rf_b_div(L, a.im, rf_val(scale));
+        rf_rv ac = rf_b_mul(L, as, cs), bd = rf_b_mul(L, bs, ds);
+        re = rf_b_add(L, ac, bd);
+        rf_rv bc = rf_b_mul(L, bs, cs), ad = rf_b_mul(L, as, ds);
+        im = rf_b_sub(L, bc, ad);
+    }
+    rf_rv re_q = rf_b_div(L, re, den);
+    rf_rv im_q = rf_b_div(L, im, den);
+    return rf_cx_make(re_q, im_q);
+}
+
+/* P(x, y) for the node's own real op, with the two named operands replaced. */
+static rf_value *emit_bilinear(rf_lowering *L, const rf_node *n, const char *a_name, rf_value *x, const char *b_name,
+                               rf_value *y, const char *suffix) {
+    rf_arg *args = rf_alloc(rf_out_graph(L), (n->nargs ? n->nargs : 1) * sizeof(rf_arg));
+    for (size_t i = 0; i < n->nargs; i++) {
+        args[i].name = n->args[i].name;
+        if (strcmp(n->args[i].name, a_name) == 0) args[i].attr = rf_attr_ref(x);
+        else if (strcmp(n->args[i].name, b_name) == 0) args[i].attr = rf_attr_ref(y);
+        else args[i].attr = rf_map_attr(L, &n->args[i].attr);
+    }
+    const rf_value *like[1] = {n->outs[0]};
+    return rf_b_node(L, n->op, n->nargs, args, 1, like, x->dtype, suffix)->outs[0];
+}
+
+rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name, const char *b_name) {
+    rf_value *ar = a.re.v, *br = b.re.v;
+    if (!ar || !br || (!a.im_zero && !a.im.v) || (!b.im_zero && !b.im.v)) {
+        rf_fail(L, n, RF_ERR_INVALID, "%s needs tensor operands", n->op);
+        return rf_cx_real(rf_num(0));
+    }
+    rf_rv re = rf_val(emit_bilinear(L, n, a_name, ar, b_name, br, "_rr"));
+    if (a.im_zero && b.im_zero) return rf_cx_real(re);
+    if (a.im_zero) return rf_cx_make(re, rf_val(emit_bilinear(L, n, a_name, ar, b_name, b.im.v, "_ri")));
+    if (b.im_zero) return rf_cx_make(re, rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, br, "_ir")));
+    rf_rv ii = rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, b.im.v, "_ii"));
+    rf_rv ri = rf_val(emit_bilinear(L, n, a_name, ar, b_name, b.im.v, "_ri"));
+    rf_rv ir = rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, br, "_ir"));
+    return rf_cx_make(rf_b_sub(L, re, ii), rf_b_add(L, ri, ir));
+}
+
 /* ---- division ---- */
 
 static rf_cx div_by_scalar(rf_lowering *L, rf_rv ar, rf_rv ai, double c, double d) {
@@ -82,7 +215,8 @@ static rf_cx div_by_real(rf_lowering *L, rf_cx a, rf_value *c) {
     return rf_cx_make(re, im);
 }
 
-rf_cx rf_cx_div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
+/* c10::complex division (Smith's algorithm), as torch computes on the CPU. */
+static rf_cx div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
     rf_rv ar = a.re, ai = rf_cx_im(a);
     rf_rv bi = rf_cx_im(b);
     if (!b.re.v && !bi.v) return div_by_scalar(L, ar, ai, b.re.s, bi.s);
@@ -106,7 +240,11 @@ rf_cx rf_cx_div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
     return rf_cx_make(re, im);
 }
 
-rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z) { return rf_cx_div_c10(L, rf_cx_real(rf_num(1.0)), z); }
+rf_cx rf_cx_div(rf_lowering *L, rf_cx a, rf_cx b) {
+    return rf_options(L)->division == RF_DIV_SCALED ? div_scaled(L, a, b) : div_c10(L, a, b);
+}
+
+rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z) { return rf_cx_div(L, rf_cx_real(rf_num(1.0)), z); }
 
 /* ---- Annex G multiplication ---- */
 

@@ -17,9 +17,22 @@ rf_rv rf_cx_im(rf_cx z);
 /* The imaginary part as a tensor (zeros like the real part when absent). */
 rf_value *rf_cx_im_value(rf_lowering *L, rf_cx z);
 
-/* Arithmetic as c10::complex does it. */
-rf_cx rf_cx_div_c10(rf_lowering *L, rf_cx a, rf_cx b);
+/* Arithmetic. Division follows the option `division` (rf_lower_options):
+ * c10's Smith algorithm by default, as eager PyTorch divides on the CPU. */
+rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_div(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z);
+rf_cx rf_cx_neg(rf_lowering *L, rf_cx a);
+rf_cx rf_cx_conj(rf_lowering *L, rf_cx a);
+rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s);
+/* |a|, computed without overflow. */
+rf_rv rf_cx_abs(rf_lowering *L, rf_cx a);
+/* Apply a real bilinear op P: P(a, b) for complex a, b. */
+rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name,
+                     const char *b_name);
+
 /* C99 Annex G multiplication (infinities recovered from NaN), as C code multiplies. */
 rf_cx rf_cx_mul_c99(rf_lowering *L, rf_cx a, rf_cx b);
 

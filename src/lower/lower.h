@@ -34,9 +34,9 @@ rf_graph *rf_out_graph(rf_lowering *L);
 rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* RF_OK until something failed, then the first failure's status. Once a run
- * has failed, builders return NULL values (and operands holding them) and
- * rf_set_* do nothing, so a rule builds straight on and checks once, with
- * RF_CHECK, before it reads a built value's fields or returns. */
+ * has failed, operand reads (rf_in_*, rf_cx_of, rf_packed_of) return a stand-in
+ * value of unknown rank and rf_set_* do nothing, so a rule builds straight on
+ * and checks once, with RF_CHECK, before it relies on a shape or returns. */
 rf_status rf_status_of(const rf_lowering *L);
 #define RF_CHECK(L)                                                                                        \
     do {                                                                                                   \
@@ -103,20 +103,6 @@ rf_value *rf_b_op(rf_lowering *L, const char *op, size_t nargs, const rf_arg *ar
  * registered buffer; its attribute path is "realify_constants.<name>". */
 rf_value *rf_b_constant(rf_lowering *L, const char *hint, rf_dtype dt, int rank, const int64_t *dims,
                         const double *data);
-
-/* Complex arithmetic on operands */
-rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b);
-rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b);
-rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b);
-rf_cx rf_cx_div(rf_lowering *L, rf_cx a, rf_cx b);
-rf_cx rf_cx_neg(rf_lowering *L, rf_cx a);
-rf_cx rf_cx_conj(rf_lowering *L, rf_cx a);
-rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s);
-/* |a|, computed without overflow. */
-rf_rv rf_cx_abs(rf_lowering *L, rf_cx a);
-/* Apply a real bilinear op P: P(a, b) for complex a, b. */
-rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name,
-                     const char *b_name);
 
 /* A copy of node n in the new graph, with args mapped, the args named in
  * `names` replaced by `attrs`, complex dtype args made real, and outputs shaped

@@ -22,6 +22,7 @@ struct rf_lowering {
     rf_status status;
     const rf_node *cur; /* the node being lowered, for names and errors */
     const char *name_hint; /* overrides cur's name for new values when set */
+    rf_value *poison;      /* what failed operand reads return (see rf_status_of) */
 };
 
 

@@ -14,11 +14,18 @@ int rf_is_complex_arg(const rf_node *n, const char *name) {
 
 rf_attr rf_map_attr(rf_lowering *L, const rf_attr *a) { return rf_attr_copy(L->out, a, L->real_map); }
 
+/* A value of unknown rank that stands in for an operand that could not be read:
+ * the run has failed, and the rule may build on it until its RF_CHECK. */
+static rf_value *poison(rf_lowering *L) {
+    if (!L->poison) L->poison = rf_value_new(L->out, "poison", RF_DT_F32, -1, NULL);
+    return L->poison;
+}
+
 rf_value *rf_in_real(rf_lowering *L, const rf_node *n, const char *name) {
     const rf_attr *a = rf_node_arg(n, name);
     if (!rf_attr_is_tensor(a) || rf_dtype_is_complex(a->value->dtype)) {
         rf_fail(L, n, RF_ERR_INVALID, "argument '%s' is not a real tensor", name);
-        return NULL;
+        return poison(L);
     }
     return L->real_map[a->value->id];
 }
@@ -44,6 +51,8 @@ rf_cx rf_cx_of(rf_lowering *L, const rf_value *orig, rf_dtype dt) {
         cx_state *st = materialize_parts(L, orig);
         if (!st->re) {
             rf_fail(L, L->cur, RF_ERR_INVALID, "complex value %%%s has no lowering", orig->name);
+            c.re = rf_val(poison(L));
+            c.im_zero = 1;
             return c;
         }
         c.re = rf_val(cast_if(L, st->re, dt));
@@ -62,6 +71,7 @@ rf_cx rf_in_cx(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt) 
     c.im_zero = 1;
     if (!a) {
         rf_fail(L, n, RF_ERR_INVALID, "missing argument '%s'", name);
+        c.re = rf_val(poison(L));
         return c;
     }
     switch (a->kind) {
@@ -79,6 +89,7 @@ rf_cx rf_in_cx(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt) 
     default: break;
     }
     rf_fail(L, n, RF_ERR_INVALID, "argument '%s' is not a number or a tensor", name);
+    c.re = rf_val(poison(L));
     return c;
 }
 
@@ -87,7 +98,7 @@ rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig) {
     if (st->packed) return st->packed;
     if (!st->re) {
         rf_fail(L, L->cur, RF_ERR_INVALID, "complex value %%%s has no lowering", orig->name);
-        return NULL;
+        return poison(L);
     }
     L->name_hint = orig->name;
     rf_value *im = st->im_zero ? rf_b_zeros_like(L, st->re) : st->im;

@@ -41,7 +41,7 @@ static rf_status divide(rf_lowering *L, const rf_node *n) {
     if (mode && mode->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a rounding mode is not defined for complex", n->op);
     rf_dtype w = rf_work_dtype(L, n);
-    rf_set_cx(L, n->outs[0], rf_cx_div_c10(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
+    rf_set_cx(L, n->outs[0], rf_cx_div(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;
 }
 

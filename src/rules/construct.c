@@ -1,4 +1,5 @@
 /* Building complex values from real ones and taking them apart. */
+#include "cxmath/cxmath.h"
 #include "rules/rules.h"
 
 static rf_status view_as_real(rf_lowering *L, const rf_node *n) {

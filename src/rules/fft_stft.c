@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxmath/cxmath.h"
 #include "fft/plan.h"
 #include "rules/fft_ops_internal.h"
 

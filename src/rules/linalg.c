@@ -1,4 +1,5 @@
 /* Matrix products: bilinear over the real op, (a+bi)(c+di) = (ac-bd) + (ad+bc)i. */
+#include "cxmath/cxmath.h"
 #include "rules/rules.h"
 
 static rf_status product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {

@@ -127,7 +127,7 @@ static rf_status addc(rf_lowering *L, const rf_node *n, int divide) {
     rf_cx value = scalar_arg(L, n, "value", 1.0, w);
     RF_CHECK(L);
     rf_cx p = is_scalar(value, 1.0) ? t1 : rf_cx_mul(L, value, t1);
-    p = divide ? rf_cx_div_c10(L, p, t2) : rf_cx_mul(L, p, t2);
+    p = divide ? rf_cx_div(L, p, t2) : rf_cx_mul(L, p, t2);
     return publish(L, n, rf_cx_add(L, self, p));
 }
 

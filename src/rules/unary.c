@@ -37,13 +37,13 @@ static rf_cx f_rsqrt(rf_lowering *L, rf_cx z) {
 static rf_cx f_silu(rf_lowering *L, rf_cx z) {
     rf_cx e = rf_cx_exp(L, rf_cx_scale_parts(L, z, -1.0));
     e.re = rf_b_add(L, e.re, rf_num(1.0));
-    return rf_cx_div_c10(L, z, e);
+    return rf_cx_div(L, z, e);
 }
 
 /* sinc(z) = sin(pi z) / (pi z), and 1 at z == 0 */
 static rf_cx f_sinc(rf_lowering *L, rf_cx z) {
     rf_cx pz = rf_cx_scale_parts(L, z, PI);
-    rf_cx q = rf_cx_div_c10(L, rf_cx_sin(L, pz), pz);
+    rf_cx q = rf_cx_div(L, rf_cx_sin(L, pz), pz);
     rf_value *zero = rf_cx_nonzero(L, z);
     rf_rv re = rf_b_where(L, zero, q.re, rf_num(1.0));
     rf_rv im = rf_b_where(L, zero, rf_cx_im(q), rf_num(0.0));
