@@ -107,5 +107,7 @@ const rf_rule_entry rf_rules_unary[] = {
     {"aten.silu.default", silu_rule, 0},
     {"aten.sgn.default", sgn_rule, 0},
     {"aten.sinc.default", sinc_rule, 0},
+    /* torch replaces nan and infinities in the real and imaginary parts alike */
+    {"aten.nan_to_num.default", rf_lower_componentwise, 0},
     {NULL, NULL, 0},
 };

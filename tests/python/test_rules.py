@@ -68,6 +68,13 @@ CASES = [
         lambda x: torch.view_as_complex(x),
         lambda dt: (r(dt, 3, 4, 2),),
     ),
+    Case(
+        "nan_to_num",
+        "aten.nan_to_num.default",
+        lambda x: torch.nan_to_num(x, nan=0.5, posinf=7.0),
+        lambda dt: (torch.tensor([complex(float("nan"), float("inf")), complex(-float("inf"), 2.0),
+                                  complex(1.0, -float("inf")), complex(float("inf"), float("nan"))], dtype=dt),),
+    ),
     Case("polar", "aten.polar.default", lambda a, b: torch.polar(a.abs(), b), rr(5, 3)),
     Case("complex", "aten.complex.default", torch.complex, rr(4, 3)),
     Case("complex_broadcast", "aten.complex.default", torch.complex, lambda dt: (r(dt, 4, 1), r(dt, 1, 3))),
