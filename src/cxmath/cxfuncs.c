@@ -14,8 +14,6 @@ static rf_rv add(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_add(L, x, y); }
 static rf_rv sub(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_sub(L, x, y); }
 static rf_rv mul(rf_lowering *L, rf_rv x, rf_rv y) { return rf_b_mul(L, x, y); }
 
-rf_cx rf_cx_scale_parts(rf_lowering *L, rf_cx z, double s) { return rf_cx_scale(L, z, rf_num(s)); }
-
 /* z with its imaginary part as a tensor (+0 when it was absent). */
 static rf_cx explicit_im(rf_lowering *L, rf_cx z) {
     if (!z.im_zero) return z;
@@ -126,7 +124,7 @@ rf_cx rf_cx_acosh(rf_lowering *L, rf_cx z) {
 rf_cx rf_cx_atanh(rf_lowering *L, rf_cx z) {
     z = explicit_im(L, z);
     rf_cx a = rf_cx_log1p(L, z), b = rf_cx_log1p(L, rf_cx_neg(L, z));
-    return rf_cx_scale_parts(L, rf_cx_sub(L, a, b), 0.5);
+    return rf_cx_scale(L, rf_cx_sub(L, a, b), rf_num(0.5));
 }
 
 rf_cx rf_cx_asin(rf_lowering *L, rf_cx z) {

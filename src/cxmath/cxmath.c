@@ -402,7 +402,7 @@ rf_cx rf_cx_sgn(rf_lowering *L, rf_cx z) {
 }
 
 rf_cx rf_cx_sigmoid(rf_lowering *L, rf_cx z) {
-    rf_cx e = rf_cx_exp(L, rf_cx_scale_parts(L, z, -1.0));
+    rf_cx e = rf_cx_exp(L, rf_cx_scale(L, z, rf_num(-1.0)));
     e.re = add(L, e.re, rf_num(1.0));
     return rf_cx_reciprocal(L, e);
 }

@@ -47,7 +47,6 @@ rf_cx rf_cx_sgn(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_sigmoid(rf_lowering *L, rf_cx z);
 
 /* cxfuncs.c: the other elementary functions, as formulas over the above. */
-rf_cx rf_cx_scale_parts(rf_lowering *L, rf_cx z, double s);
 rf_cx rf_cx_log1p(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_expm1(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_sin(rf_lowering *L, rf_cx z);

@@ -32,6 +32,8 @@ rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *
     return code;
 }
 
+rf_attr rf_map_attr(rf_lowering *L, const rf_attr *a) { return rf_attr_copy(L->out, a, L->real_map); }
+
 rf_status rf_status_of(const rf_lowering *L) { return L->failed ? L->status : RF_OK; }
 
 int rf_cx_known_real(const rf_lowering *L, const rf_value *orig) {

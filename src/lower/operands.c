@@ -12,8 +12,6 @@ int rf_is_complex_arg(const rf_node *n, const char *name) {
     return a && a->kind == RF_A_VALUE && rf_dtype_is_complex(a->value->dtype);
 }
 
-rf_attr rf_map_attr(rf_lowering *L, const rf_attr *a) { return rf_attr_copy(L->out, a, L->real_map); }
-
 /* A value of unknown rank that stands in for an operand that could not be read:
  * the run has failed, and the rule may build on it until its RF_CHECK. */
 static rf_value *poison(rf_lowering *L) {

@@ -12,7 +12,7 @@
 #define PI 3.14159265358979323846
 
 static rf_cx f_exp2(rf_lowering *L, rf_cx z) {
-    return rf_cx_exp(L, rf_cx_scale_parts(L, z, LN2));
+    return rf_cx_exp(L, rf_cx_scale(L, z, rf_num(LN2)));
 }
 
 /* log2 and log10 divide both parts of log by the real constant. */
@@ -35,14 +35,14 @@ static rf_cx f_rsqrt(rf_lowering *L, rf_cx z) {
 
 /* silu(z) = z / (1 + exp(-z)), as torch's complex kernel computes it */
 static rf_cx f_silu(rf_lowering *L, rf_cx z) {
-    rf_cx e = rf_cx_exp(L, rf_cx_scale_parts(L, z, -1.0));
+    rf_cx e = rf_cx_exp(L, rf_cx_scale(L, z, rf_num(-1.0)));
     e.re = rf_b_add(L, e.re, rf_num(1.0));
     return rf_cx_div(L, z, e);
 }
 
 /* sinc(z) = sin(pi z) / (pi z), and 1 at z == 0 */
 static rf_cx f_sinc(rf_lowering *L, rf_cx z) {
-    rf_cx pz = rf_cx_scale_parts(L, z, PI);
+    rf_cx pz = rf_cx_scale(L, z, rf_num(PI));
     rf_cx q = rf_cx_div(L, rf_cx_sin(L, pz), pz);
     rf_value *zero = rf_cx_nonzero(L, z);
     rf_rv re = rf_b_where(L, zero, q.re, rf_num(1.0));
