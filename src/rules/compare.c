@@ -31,29 +31,19 @@ static rf_status equality(rf_lowering *L, const rf_node *n, int negate) {
 static rf_status eq(rf_lowering *L, const rf_node *n) { return equality(L, n, 0); }
 static rf_status ne(rf_lowering *L, const rf_node *n) { return equality(L, n, 1); }
 
-static rf_status isnan_rule(rf_lowering *L, const rf_node *n) {
+/* A predicate on both parts, joined with `or` (isnan, isinf) or `and` (isfinite). */
+static rf_status on_parts(rf_lowering *L, const rf_node *n, rf_value *(*pred)(rf_lowering *, rf_rv),
+                          rf_value *(*join)(rf_lowering *, rf_value *, rf_value *)) {
     rf_cx z = rf_in_cx_own(L, n, "self");
     RF_CHECK(L);
-    rf_value *r = rf_b_isnan(L, z.re);
-    if (!z.im_zero) r = rf_b_or(L, r, rf_b_isnan(L, z.im));
+    rf_value *r = pred(L, z.re);
+    if (!z.im_zero) r = join(L, r, pred(L, z.im));
     return set_bool(L, n, r);
 }
 
-static rf_status isinf_rule(rf_lowering *L, const rf_node *n) {
-    rf_cx z = rf_in_cx_own(L, n, "self");
-    RF_CHECK(L);
-    rf_value *r = rf_b_isinf(L, z.re);
-    if (!z.im_zero) r = rf_b_or(L, r, rf_b_isinf(L, z.im));
-    return set_bool(L, n, r);
-}
-
-static rf_status isfinite_rule(rf_lowering *L, const rf_node *n) {
-    rf_cx z = rf_in_cx_own(L, n, "self");
-    RF_CHECK(L);
-    rf_value *r = rf_b_isfinite(L, z.re);
-    if (!z.im_zero) r = rf_b_and(L, r, rf_b_isfinite(L, z.im));
-    return set_bool(L, n, r);
-}
+static rf_status isnan_rule(rf_lowering *L, const rf_node *n) { return on_parts(L, n, rf_b_isnan, rf_b_or); }
+static rf_status isinf_rule(rf_lowering *L, const rf_node *n) { return on_parts(L, n, rf_b_isinf, rf_b_or); }
+static rf_status isfinite_rule(rf_lowering *L, const rf_node *n) { return on_parts(L, n, rf_b_isfinite, rf_b_and); }
 
 const rf_rule_entry rf_rules_compare[] = {
     {"aten.eq.Tensor", eq, 0},
