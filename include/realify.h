@@ -39,10 +39,17 @@ typedef enum rf_division {
     RF_DIV_SCALED = 1, /* scale both operands by max(|c|, |d|), as ATen's vectorised kernels do */
 } rf_division;
 
+/* How FFTs are lowered. */
+typedef enum rf_fft_strategy {
+    RF_FFT_MATMUL = 0, /* real matmuls against DFT constants: any compiler runs them (default) */
+    RF_FFT_NATIVE = 1, /* realify.fft_c2c/_r2c/_c2r: real-layout operators whose kernels call the platform FFT */
+} rf_fft_strategy;
+
 typedef struct rf_lower_options {
     int truncate_double;  /* complex128 lowers to float32 instead of float64 */
     int cleanup;          /* run the peephole and dead-node passes (default 1) */
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
+    rf_fft_strategy fft;  /* FFT lowering (default RF_FFT_MATMUL) */
 } rf_lower_options;
 
 const char *rf_status_name(rf_status s);

@@ -65,12 +65,15 @@ static char *read_all(FILE *f) {
 }
 
 static int usage(void) {
-    fputs("usage: realify-opt [--analyze | --print | --list-rules] [--truncate-double] [--no-cleanup] [FILE]\n"
+    fputs("usage: realify-opt [--analyze | --print | --list-rules] [--truncate-double] [--no-cleanup]\n"
+          "                   [--fft matmul|native] [--division c10|scaled] [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
           "  --list-rules  print the ops that have a lowering rule\n"
-          "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n",
+          "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n"
+          "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators\n"
+          "  --division A  c10: Smith's algorithm as eager PyTorch (default); scaled: by max(|c|, |d|)\n",
           stderr);
     return 2;
 }
@@ -86,6 +89,17 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (strcmp(argv[i], "--truncate-double") == 0) opt.truncate_double = 1;
         else if (strcmp(argv[i], "--no-cleanup") == 0) opt.cleanup = 0;
+        else if (strcmp(argv[i], "--fft") == 0 && i + 1 < argc) {
+            const char *s = argv[++i];
+            if (strcmp(s, "matmul") == 0) opt.fft = RF_FFT_MATMUL;
+            else if (strcmp(s, "native") == 0) opt.fft = RF_FFT_NATIVE;
+            else return usage();
+        } else if (strcmp(argv[i], "--division") == 0 && i + 1 < argc) {
+            const char *s = argv[++i];
+            if (strcmp(s, "c10") == 0) opt.division = RF_DIV_C10;
+            else if (strcmp(s, "scaled") == 0) opt.division = RF_DIV_SCALED;
+            else return usage();
+        }
         else if (strcmp(argv[i], "--list-rules") == 0) {
             for (size_t k = 0; k < rf_rule_count(); k++) puts(rf_rule_name(k));
             return 0;

@@ -26,16 +26,18 @@ static PyObject *take_string(char *s) {
 
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"text", "truncate_double", "cleanup", NULL};
+    static char *kwlist[] = {"text", "truncate_double", "cleanup", "native_fft", NULL};
     const char *text;
-    int truncate_double = 0, cleanup = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pp", kwlist, &text, &truncate_double, &cleanup)) return NULL;
+    int truncate_double = 0, cleanup = 1, native_fft = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppp", kwlist, &text, &truncate_double, &cleanup, &native_fft))
+        return NULL;
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_lower_options opt;
     rf_lower_options_init(&opt);
     opt.truncate_double = truncate_double;
     opt.cleanup = cleanup;
+    opt.fft = native_fft ? RF_FFT_NATIVE : RF_FFT_MATMUL;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;

@@ -17,6 +17,7 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
+from . import native_fft
 from ._meta import real_view
 from .lower import LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter
@@ -86,11 +87,13 @@ def compile_lowered(
     *,
     inner: str | InnerCompiler = "inductor",
     truncate_double: bool = False,
+    fft: str = "auto",
     on_lowered: Callable[[CompileEvent], None] | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter."""
     name, inner_fn = _resolve_inner(inner)
-    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
+    strategy = native_fft.resolve(fft, name)
+    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy)
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
@@ -110,17 +113,23 @@ def realify_backend(
     options:
       backend: "inductor" (default), "eager", "torch_tensorrt", "onnxrt", or a callable(gm, inputs).
       truncate_double: lower complex128 to float32 pairs (default False).
+      fft: "auto" (default: the platform FFT behind realify.fft_* operators for inductor and eager, DFT
+           matmuls for the others), "matmul" or "native".
       on_lowered: callable receiving a CompileEvent for every lowered graph.
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
     truncate_double = bool(opts.pop("truncate_double", False))
+    fft = str(opts.pop("fft", "auto"))
+    native_fft.resolve(fft, None)  # a bad value fails here, before tracing
     on_lowered = opts.pop("on_lowered", None)
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
     def compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
-        fn = compile_lowered(fx_gm, inputs, inner=inner, truncate_double=truncate_double, on_lowered=on_lowered)
+        fn = compile_lowered(
+            fx_gm, inputs, inner=inner, truncate_double=truncate_double, fft=fft, on_lowered=on_lowered
+        )
         return make_boxed_func(fn)
 
     return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, keep_inference_input_mutations=True)(

@@ -11,7 +11,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from . import _core
+from . import _core, native_fft
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
@@ -52,20 +52,26 @@ class LoweringReport:
     ir_after: str
 
 
-def lower(model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+def lower(
+    model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False, fft: str = "auto"
+) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
     A GraphModule gives a new GraphModule; an ExportedProgram gives a new
     ExportedProgram. Complex inputs, parameters, buffers, constants and outputs
     become real tensors of shape S+(2,) in view_as_real layout. `model` is not
-    modified.
+    modified. `fft`: "matmul" (DFTs as real matmuls, which every compiler runs),
+    "native" (realify.fft_* operators over the platform FFT), or "auto" (matmul
+    here, since the receiver is unknown; the torch.compile backend picks native
+    for Inductor and eager).
     """
+    strategy = native_fft.resolve(fft, None)
     if isinstance(model, torch.export.ExportedProgram):
         from ._export import lower_exported_program
 
-        return lower_exported_program(model, truncate_double=truncate_double)
+        return lower_exported_program(model, truncate_double=truncate_double, fft=strategy)
     if isinstance(model, fx.GraphModule):
-        return lower_graph_module(model, truncate_double=truncate_double)[0]
+        return lower_graph_module(model, truncate_double=truncate_double, fft=strategy)[0]
     raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
@@ -202,11 +208,14 @@ def check_real_only(gm: fx.GraphModule) -> None:
     gm.graph.lint()
 
 
-def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> tuple[fx.GraphModule, LoweringReport]:
+def lower_graph_module(
+    gm: fx.GraphModule, *, truncate_double: bool = False, fft: str = "matmul"
+) -> tuple[fx.GraphModule, LoweringReport]:
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
-        out_text = _core.lower(t.text, truncate_double=truncate_double)
+        native = native_fft.resolve(fft, None) == "native"
+        out_text = _core.lower(t.text, truncate_double=truncate_double, native_fft=native)
     except _core.LowerError as err:
         _raise_lower_error(err, t)
         raise

@@ -454,12 +454,14 @@ static cpair c2c_pairs(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r,
 
 rf_cpair rf_fft_c2c_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
     if (!nd || !x.re) return x;
+    if (rf_fft_native(f)) return rf_fft_native_c2c(f, x, dims, nd, sign);
     int r = x.re->rank;
     return c2c_pairs(f, blk_of_pair(f->L, x), dims, nd, r, sign);
 }
 
 rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
     if (!nd || !x) return cp(x, NULL);
+    if (rf_fft_native(f)) return rf_fft_native_r2c(f, x, dims, nd, onesided);
     int r = x->rank, e = r - 1;
     int64_t d = dims[nd - 1];
     blk y;
@@ -483,6 +485,7 @@ rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t
 
 rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
     if (!nd || !x.re) return NULL;
+    if (rf_fft_native(f)) return rf_fft_native_c2r(f, x, dims, nd, last_dim_size);
     int r = x.re->rank;
     blk b = c2c_blk(f, blk_of_pair(f->L, x), dims, nd - 1, r, 1);
     if (!b.v) return NULL;

@@ -28,6 +28,13 @@ rf_cpair rf_fft_c2c_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t 
 rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
 rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size);
 
+/* The native strategy (native.c): one call of realify.fft_c2c/_r2c/_c2r, our
+ * real-layout operators over the platform FFT, instead of DFT matmuls. */
+int rf_fft_native(const rf_fft_ctx *f);
+rf_cpair rf_fft_native_c2c(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign);
+rf_cpair rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
+rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size);
+
 /* Pairs */
 rf_cpair rf_fft_conj(rf_lowering *L, rf_cpair x);
 rf_cpair rf_fft_scale(rf_lowering *L, rf_cpair x, double s);

@@ -81,6 +81,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->truncate_double = 0;
     opt->cleanup = 1;
     opt->division = RF_DIV_C10;
+    opt->fft = RF_FFT_MATMUL;
 }
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {

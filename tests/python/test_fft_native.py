@@ -1,0 +1,100 @@
+"""fft="native": transforms become realify.fft_* operators over the platform FFT, with no complex dtype."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import realify
+import torch
+from realify import native_fft
+from realify.backend import CompileEvent
+from torch.fx.experimental.proxy_tensor import make_fx
+
+CASES: dict[str, tuple[Callable[..., Any], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "rfft_irfft": (lambda x: torch.fft.irfft(torch.fft.rfft(x) * 2, n=9), lambda: (torch.randn(3, 9),)),
+    "fft_ortho": (lambda z: torch.fft.fft(z, norm="ortho"), lambda: (torch.randn(4, 10, dtype=torch.complex64),)),
+    "ifft2": (lambda z: torch.fft.ifft2(z), lambda: (torch.randn(2, 6, 5, dtype=torch.complex64),)),
+    "rfft2_modes": (lambda x: torch.fft.rfft2(x)[..., :3, :2], lambda: (torch.randn(2, 8, 8),)),
+    "irfftn": (lambda z: torch.fft.irfftn(z, s=(6, 10)), lambda: (torch.randn(2, 6, 6, dtype=torch.complex64),)),
+    "fft_c128": (lambda z: torch.fft.fft(z, dim=0), lambda: (torch.randn(7, 3, dtype=torch.complex128),)),
+    "hfft": (lambda z: torch.fft.hfft(z, n=10), lambda: (torch.randn(3, 6, dtype=torch.complex64),)),
+}
+
+
+def _real_args(args: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+    return [torch.view_as_real(a) if a.is_complex() else a for a in args]
+
+
+def _fft_ops(gm: torch.fx.GraphModule) -> set[str]:
+    return {str(n.target) for n in gm.graph.nodes if n.op == "call_function" and "fft" in str(n.target)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_native_matches_eager(name: str) -> None:
+    fn, make = CASES[name]
+    args = make()
+    gm = make_fx(fn)(*args)
+    low = realify.lower(gm, fft="native")
+    ops = _fft_ops(low)
+    assert ops and all(op.startswith("realify.fft_") for op in ops), ops
+    for node in low.graph.nodes:
+        val = node.meta.get("val")
+        assert not (isinstance(val, torch.Tensor) and val.is_complex()), node.format_node()
+    out = low(*_real_args(args))
+    ref = fn(*args)
+    got = torch.view_as_complex(out) if ref.is_complex() else out
+    torch.testing.assert_close(got, ref, rtol=1e-6, atol=1e-6)
+
+
+def test_matmul_is_the_default_of_lower() -> None:
+    fn, make = CASES["rfft_irfft"]
+    low = realify.lower(make_fx(fn)(*make()))
+    assert not _fft_ops(low)  # DFT matmuls: nothing but real aten ops
+
+
+def test_native_in_exported_program_with_dynamic_batch() -> None:
+    class M(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.fft.irfft(torch.fft.rfft(x) * 0.5, n=16)
+
+    x = torch.randn(3, 16)
+    ep = torch.export.export(M(), (x,), dynamic_shapes={"x": {0: torch.export.Dim("b")}})
+    low = realify.lower(ep, fft="native")
+    assert {"realify.fft_r2c.default", "realify.fft_c2r.default"} <= _fft_ops(low.graph_module)
+    x5 = torch.randn(5, 16)
+    torch.testing.assert_close(low.module()(x5), M()(x5), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("inner", ["eager", "inductor"])
+def test_backend_auto_uses_native_for_inner(inner: str) -> None:
+    events: list[CompileEvent] = []
+
+    def f(z: torch.Tensor) -> torch.Tensor:
+        return torch.fft.ifft(torch.fft.fft(z) * z)
+
+    compiled = torch.compile(f, backend="realify", options={"backend": inner, "on_lowered": events.append})
+    z = torch.randn(4, 12, dtype=torch.complex64)
+    torch.testing.assert_close(compiled(z), f(z), rtol=1e-5, atol=1e-5)
+    assert events and "realify.fft_c2c.default" in _fft_ops(events[0].graph_after)
+
+
+def test_auto_resolution_and_bad_values() -> None:
+    assert native_fft.resolve("auto", "inductor") == "native"
+    assert native_fft.resolve("auto", "eager") == "native"
+    assert native_fft.resolve("auto", "onnxrt") == "matmul"
+    assert native_fft.resolve("auto", None) == "matmul"
+    assert native_fft.resolve("matmul", "inductor") == "matmul"
+    with pytest.raises(ValueError, match="fft must be one of"):
+        native_fft.resolve("cufft", None)
+    with pytest.raises(ValueError, match="fft must be one of"):
+        realify.lower(make_fx(lambda x: x * 2)(torch.randn(2)), fft="dft")
+
+
+def test_half_precision_kernel_computes_in_float() -> None:
+    x = torch.randn(2, 12)
+    ref = torch.view_as_real(torch.fft.rfft(x))
+    got = torch.ops.realify.fft_r2c(x.to(torch.bfloat16), [1], True)
+    assert got.dtype == torch.bfloat16 and got.shape == ref.shape
+    torch.testing.assert_close(got.float(), ref, rtol=2e-2, atol=5e-2)
