@@ -49,7 +49,7 @@ static rf_value *pack(rf_lowering *L, rf_cpair x) {
 
 rf_cpair rf_fft_native_c2c(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
     rf_value *p = pack(f->L, x);
-    rf_arg args[3] = {{"self", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)}, {"forward", rf_attr_bool(sign < 0)}};
+    rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)}, {"forward", rf_attr_bool(sign < 0)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_c2c.default", 3, args, f->dt, p->rank, p->dims, "_fft");
     return unpack(f->L, y);
 }
@@ -58,7 +58,7 @@ rf_cpair rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size
     int64_t d = dims[nd - 1];
     int rank;
     rf_dim *shape = shape_of(f->L, x, onesided ? d : -1, x->dims[d].size / 2 + 1, 1, &rank);
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", dims_attr(f->L, dims, nd)}, {"onesided", rf_attr_bool(onesided)}};
+    rf_arg args[3] = {{"x", rf_attr_ref(x)}, {"dim", dims_attr(f->L, dims, nd)}, {"onesided", rf_attr_bool(onesided)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_r2c.default", 3, args, f->dt, rank, shape, "_fft");
     return unpack(f->L, y);
 }
@@ -67,7 +67,7 @@ rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size
     rf_value *p = pack(f->L, x);
     int rank;
     rf_dim *shape = shape_of(f->L, x.re, dims[nd - 1], last_dim_size, 0, &rank);
-    rf_arg args[3] = {{"self", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)},
+    rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)},
                       {"last_dim_size", rf_attr_int(last_dim_size)}};
     return rf_b_op(f->L, "realify.fft_c2r.default", 3, args, f->dt, rank, shape, "_fft");
 }
