@@ -330,8 +330,12 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     den.re = rf_val(env.re);
     den.im_zero = !env.im;
     if (env.im) den.im = rf_val(env.im);
-    rf_cx q = rf_cx_div(L, num, den);
-    y = cp(q.re.v, q.im_zero ? NULL : q.im.v);
+    if (env.im) { /* a complex window's envelope: complex division */
+        rf_cx q = rf_cx_div(L, num, den);
+        y = cp(q.re.v, q.im_zero ? NULL : q.im.v);
+    } else { /* a real envelope divides each part, as torch's istft does */
+        y = cp(rf_b_div(L, num.re, den.re).v, y.im ? rf_b_div(L, num.im, den.re).v : NULL);
+    }
     if (end > stop) y = rf_fft_resize_pair(L, y, 1, end - start);
     if (!batched) y = cp_squeeze(L, y, 0);
     if (f.oom || !y.re) return rf_fft_done(&f, n, 0);
