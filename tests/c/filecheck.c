@@ -438,8 +438,9 @@ static int check_text(ctx *c, const directive *ds, size_t nd, const text *t) {
         if (compile_or_report(c, &ds[i], 0, &p)) goto out;
         long at = find(&p, t, prev + 1, t->n, NULL);
         if (at < 0) {
-            describe(from, sizeof from, t, prev, prev + 1, t->n);
-            report(c, &ds[i], &p, t, prev + 1, "label not found (%s%s)", from, nlab ? ", a label" : "");
+            if (nlab) snprintf(from, sizeof from, " after the previous label on line %ld", prev + 1);
+            else from[0] = '\0';
+            report(c, &ds[i], &p, t, prev + 1, "label not found in %s%s", t->what, from);
             pat_free(&p);
             goto out;
         }
