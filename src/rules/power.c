@@ -84,7 +84,11 @@ static rf_status ldexp_rule(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", w), e = rf_in_cx(L, n, "other", w);
     RF_CHECK(L);
     if (!e.re.v) return rf_fail(L, n, RF_ERR_INVALID, "ldexp needs a tensor exponent");
-    if (e.im_zero) return publish(L, n, rf_cx_scale(L, z, rf_b_fn2(L, "aten.pow.Tensor_Tensor", rf_num(2.0), e.re)));
+    if (e.im_zero) { /* torch's ldexp: z * pow(2, e) */
+        const char *names[2] = {"self", "exponent"};
+        rf_rv xs[2] = {rf_val(rf_b_scalar_tensor(L, 2.0, w)), e.re};
+        return publish(L, n, rf_cx_scale(L, z, rf_val(rf_b_ew(L, "aten.pow.Tensor_Tensor", 2, names, xs, w))));
+    }
     rf_cx ln2 = rf_cx_real(rf_num(log(2.0)));
     return publish(L, n, rf_cx_mul(L, z, rf_cx_exp(L, rf_cx_mul_c99(L, e, ln2))));
 }
