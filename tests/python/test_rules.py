@@ -68,6 +68,7 @@ CASES = [
         lambda x: torch.view_as_complex(x),
         lambda dt: (r(dt, 3, 4, 2),),
     ),
+    Case("ldexp_real_exponent", "aten.ldexp.Tensor", torch.ldexp, lambda dt: (z(dt, 3, 4), torch.arange(-3.0, 1.0))),
     Case(
         "nan_to_num",
         "aten.nan_to_num.default",
