@@ -65,12 +65,14 @@ rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b) {
 
 rf_cx rf_cx_neg(rf_lowering *L, rf_cx a) {
     rf_rv re = rf_b_neg(L, a.re);
+    /* torch's vectorised neg computes 0 - z, so the zero imaginary part stays +0
+     * (only its scalar tail gives -0); keep it absent */
     if (a.im_zero) return rf_cx_real(re);
     return rf_cx_make(re, rf_b_neg(L, a.im));
 }
 
 rf_cx rf_cx_conj(rf_lowering *L, rf_cx a) {
-    if (a.im_zero) return a;
+    if (a.im_zero) return rf_cx_make(a.re, rf_num(-0.0)); /* conj(x + 0i) = x - 0i: the sign matters at branch cuts */
     return rf_cx_make(a.re, rf_b_neg(L, a.im));
 }
 

@@ -98,7 +98,7 @@ rf_rv rf_b_neg(rf_lowering *L, rf_rv x) {
 
 rf_rv rf_b_sub(rf_lowering *L, rf_rv x, rf_rv y) {
     if (!x.v && !y.v) return rf_num(x.s - y.s);
-    if (!y.v && y.s == 0.0) return x;
+    if (!y.v && y.s == 0.0 && !signbit(y.s)) return x; /* x - (-0) is x + 0, which turns -0 into +0 */
     if (!x.v) {
         if (x.s == 0.0) return rf_b_neg(L, y);
         return rf_val(emit_binary(L, "aten.rsub.Scalar", y.v, x, "_t"));
@@ -190,7 +190,7 @@ rf_value *rf_b_full_like(rf_lowering *L, rf_value *x, double fill) {
 rf_value *rf_b_materialize(rf_lowering *L, rf_rv x, rf_value *like) {
     if (x.v) return x.v;
     if (!like) return NULL;
-    return x.s == 0.0 ? rf_b_zeros_like(L, like) : rf_b_full_like(L, like, x.s);
+    return (x.s == 0.0 && !signbit(x.s)) ? rf_b_zeros_like(L, like) : rf_b_full_like(L, like, x.s);
 }
 
 

@@ -2,11 +2,25 @@
  * independently, so one family helper lowers them all. */
 #include "rules/rules.h"
 
+/* A view of a complex value is a view of each part, but a part (a select of the
+ * [..., 2] form, or an FFT's gather) may be strided where the complex tensor was
+ * contiguous, so the parts are reshaped: a view where possible, a copy where not. */
+static rf_status view_as_reshape(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *size = rf_node_arg(n, "size");
+    if (!self || !size) return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and size", n->op);
+    rf_arg args[2] = {{"self", *self}, {"shape", *size}};
+    rf_node reshape = *n;
+    reshape.op = "aten.reshape.default";
+    reshape.nargs = 2;
+    reshape.args = args;
+    return rf_lower_componentwise(L, &reshape);
+}
+
 /* rf_lower_componentwise lives in family.c, with its fill-value variant. */
 const rf_rule_entry rf_rules_shape[] = {
-    {"aten.view.default", rf_lower_componentwise, 0},
+    {"aten.view.default", view_as_reshape, 0},
     {"aten.reshape.default", rf_lower_componentwise, 0},
-    {"aten._unsafe_view.default", rf_lower_componentwise, 0},
+    {"aten._unsafe_view.default", view_as_reshape, 0},
     {"aten.flatten.using_ints", rf_lower_componentwise, 0},
     {"aten.unflatten.int", rf_lower_componentwise, 0},
     {"aten.unsqueeze.default", rf_lower_componentwise, 0},
