@@ -140,7 +140,8 @@ static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, co
         memcpy(two, re, cnt * sizeof(double));
         memcpy(two + cnt, im, cnt * sizeof(double));
         snprintf(hint, sizeof hint, "%s_reim", name);
-        out = bk(rf_fft_mul_const(L, rf_b_unsqueeze(L, x.v, split), rf_fft_const(f, hint, f->dt, srank + 1, d2, two)), 0);
+        rf_value *k = rf_fft_const(f, hint, f->dt, srank + 1, d2, two);
+        out = bk(rf_fft_mul_const(L, rf_b_unsqueeze(L, x.v, split), k), 0);
     } else {
         snprintf(hint, sizeof hint, "%s_re", name);
         rf_value *t = rf_fft_mul_const(L, x.v, rf_fft_const(f, hint, f->dt, srank, sdims, re));
@@ -151,7 +152,8 @@ static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, co
             snprintf(hint, sizeof hint, "%s_im", name);
             rf_value *u = rf_fft_mul_const(L, rf_b_flip(L, x.v, split), rf_fft_const(f, hint, f->dt, srank, sdims, im));
             snprintf(hint, sizeof hint, "split_sign%d", srank);
-            t = rf_b_add(L, rf_val(t), rf_val(rf_fft_mul_const(L, u, rf_fft_const(f, hint, f->dt, srank + 1, sd, sgn)))).v;
+            rf_value *k = rf_fft_const(f, hint, f->dt, srank + 1, sd, sgn);
+            t = rf_b_add(L, rf_val(t), rf_val(rf_fft_mul_const(L, u, k))).v;
         }
         out = bk(t, 0);
     }

@@ -135,7 +135,8 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
         char name[48];
         int64_t len = n, dims[2] = {n, n};
         snprintf(name, sizeof name, "pack%lld_index", (long long)n);
-        rf_value *packed = rf_b_index_select(f->L, flat, flat->rank - 1, rf_fft_const(f, name, RF_DT_I64, 1, &len, idx));
+        rf_value *index = rf_fft_const(f, name, RF_DT_I64, 1, &len, idx);
+        rf_value *packed = rf_b_index_select(f->L, flat, flat->rank - 1, index);
         snprintf(name, sizeof name, "irdft%lld_packed", (long long)n);
         out = rf_b_matmul(f->L, packed, rf_fft_const(f, name, f->dt, 2, dims, w));
     } else {

@@ -221,7 +221,9 @@ rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before,
     }
     pad[2 * k] = before;
     pad[2 * k + 1] = after;
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"pad", rf_attr_ints(rf_out_graph(L), (size_t)(2 * (k + 1)), pad)}, {"value", rf_attr_float(value)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"pad", rf_attr_ints(rf_out_graph(L), (size_t)(2 * (k + 1)), pad)},
+                      {"value", rf_attr_float(value)}};
     rf_value like = shape_of(x->rank, x->dims);
     if (x->rank > 0) {
         like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
@@ -247,7 +249,9 @@ static rf_value reduced_shape(rf_lowering *L, const rf_value *x, size_t ndims, c
 }
 
 rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims, const int64_t *dims, int keepdim) {
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_ints(rf_out_graph(L), ndims, dims)}, {"keepdim", rf_attr_bool(keepdim)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"dim", rf_attr_ints(rf_out_graph(L), ndims, dims)},
+                      {"keepdim", rf_attr_bool(keepdim)}};
     rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, op, 3, args, 1, likes, x->dtype, "_red")->outs[0];

@@ -80,7 +80,9 @@ rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, con
         }
         for (size_t k = 0; k < n; k++) d[r++] = (rf_dim){sizes[k], NULL};
     }
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}, {"sizes", rf_attr_ints(rf_out_graph(L), n, sizes)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"dim", rf_attr_int(dim)},
+                      {"sizes", rf_attr_ints(rf_out_graph(L), n, sizes)}};
     return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, r, d, "_unfl");
 }
 

@@ -333,8 +333,9 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     if (return_complex) {
         rf_set_cx(L, n->outs[0], y);
     } else {
-        if (!y.im_zero) return rf_fail(L, n, RF_ERR_INVALID, "%s: complex windows are incompatible with return_complex=False",
-                                 n->op);
+        if (!y.im_zero)
+            return rf_fail(L, n, RF_ERR_INVALID, "%s: complex windows are incompatible with return_complex=False",
+                           n->op);
         rf_set_real(L, n->outs[0], y.re.v);
     }
     return RF_OK;
