@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "fft/plan.h"
 #include "fft/engine.h"
+#include "fft/plan.h"
 #include "lower/realops.h"
 #include "rules/rules.h"
 
