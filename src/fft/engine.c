@@ -399,8 +399,8 @@ static blk c2c_blk(rf_fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, 
 
 static rf_cx pairs_of_interleaved(rf_lowering *L, rf_value *y) {
     if (!y) return rf_cx_values(NULL, NULL);
-    rf_value *re = rf_b_select(L, y, -1, 0);
-    return rf_cx_values(re, rf_b_select(L, y, -1, 1));
+    rf_value *im = rf_b_select(L, y, -1, 1); /* im first: the node order the lowered graphs have had */
+    return rf_cx_values(rf_b_select(L, y, -1, 0), im);
 }
 
 /* c2c_blk as pairs: a final left stage writes them interleaved, so a graph

@@ -60,7 +60,7 @@ rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim); /* squeeze.dim
 rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, const int64_t *sizes);
 /* dims start..end -> one dim (flatten.using_ints) */
 rf_value *rf_b_flatten(rf_lowering *L, rf_value *x, int64_t start, int64_t end);
-/* a @ b, both of rank >= 2, batch dims broadcast */
+/* a @ b as torch.matmul: batch dims broadcast, a 1-D operand a vector */
 rf_value *rf_b_matmul(rf_lowering *L, rf_value *a, rf_value *b);
 /* x's entries along dim at the 1-D integer tensor `index` */
 rf_value *rf_b_index_select(rf_lowering *L, rf_value *x, int64_t dim, rf_value *index);

@@ -110,21 +110,30 @@ rf_value *rf_b_flatten(rf_lowering *L, rf_value *x, int64_t start, int64_t end) 
     return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, r, d, "_flat");
 }
 
+/* Numpy's rule: a 1-D operand is a row (a) or a column (b) vector, dropped from the result. */
 rf_value *rf_b_matmul(rf_lowering *L, rf_value *a, rf_value *b) {
     if (!a || !b) return NULL;
-    if (a->rank < 2 || b->rank < 2 || !rank_ok(L, a, "matmul", 0) || !rank_ok(L, b, "matmul", 0)) {
-        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "matmul builder: operands of rank >= 2 expected");
+    if (a->rank < 1 || b->rank < 1 || !rank_ok(L, a, "matmul", 0) || !rank_ok(L, b, "matmul", 0)) {
+        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "matmul builder: operands of known rank >= 1 expected");
         return NULL;
     }
-    int r = a->rank > b->rank ? a->rank : b->rank;
     rf_dim d[CAP];
-    for (int i = 0; i < r - 2; i++) { /* batch dims, right-aligned; a 1 stretches */
-        int ia = i - (r - a->rank), ib = i - (r - b->rank);
-        const rf_dim *da = ia >= 0 ? &a->dims[ia] : NULL, *db = ib >= 0 ? &b->dims[ib] : NULL;
-        d[i] = (!da || (db && !da->sym && da->size == 1)) ? *db : *da;
+    int r = 0;
+    if (a->rank == 1 || b->rank == 1) { /* the other operand's batch dims, then its kept matrix dim */
+        const rf_value *m = a->rank == 1 ? b : a;
+        for (int i = 0; i < m->rank - 2; i++) d[r++] = m->dims[i];
+        if (a->rank == 1 && b->rank >= 2) d[r++] = b->dims[b->rank - 1];
+        if (b->rank == 1 && a->rank >= 2) d[r++] = a->dims[a->rank - 2];
+    } else {
+        r = a->rank > b->rank ? a->rank : b->rank;
+        for (int i = 0; i < r - 2; i++) { /* batch dims, right-aligned; a 1 stretches */
+            int ia = i - (r - a->rank), ib = i - (r - b->rank);
+            const rf_dim *da = ia >= 0 ? &a->dims[ia] : NULL, *db = ib >= 0 ? &b->dims[ib] : NULL;
+            d[i] = (!da || (db && !da->sym && da->size == 1)) ? *db : *da;
+        }
+        d[r - 2] = a->dims[a->rank - 2];
+        d[r - 1] = b->dims[b->rank - 1];
     }
-    d[r - 2] = a->dims[a->rank - 2];
-    d[r - 1] = b->dims[b->rank - 1];
     rf_arg args[2] = {{"self", rf_attr_ref(a)}, {"other", rf_attr_ref(b)}};
     return rf_b_op(L, "aten.matmul.default", 2, args, a->dtype, r, d, "_mm");
 }
