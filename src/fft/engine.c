@@ -1,17 +1,17 @@
 /* The FFT family in real arithmetic (DESIGN.md §3): _fft_c2c, _fft_r2c and
  * _fft_c2r become real matmuls against constant DFT matrices, twiddle
- * multiplies and reshapes, following the plans of fft_plan.c. Every torch.fft
- * function, stft and istft reaches these three ops (fft_ops.c and fft_stft.c
- * lower the composite forms torch.export keeps).
+ * multiplies and reshapes, following the plans of plan.c. Every torch.fft
+ * function, stft and istft reaches these three ops (rules/fft_ops.c and
+ * rules/fft_stft.c lower the composite forms torch.export keeps).
  *
- * Rules see a complex tensor as a pair (re, im) of real values. Inside a
+ * Rules see a complex tensor as an rf_cx of two real tensors. Inside a
  * transform it is one real tensor in split layout, [..., 2, n]: the real and
  * imaginary rows stacked on the axis before the transformed one. A DFT stage is
  * then a single matmul against a block matrix [[C, S], [-S, C]] (C, S: the cos
  * and sin tables), a twiddle multiply is one fused elementwise expression, and
  * reordering is a transpose: few, large kernels. A real input skips the
  * imaginary half ([C | S], [C; S]). A direct-size transform over an axis
- * that is not the last runs from the left where it is (fft_left.c); the others
+ * that is not the last runs from the left where it is (left.c); the others
  * run along the last axis, swapped to the end and back. Sizes along
  * transformed axes must be static; every other axis may be symbolic (only
  * unflatten/flatten of the last axes, matmuls against constants and transposes
@@ -21,15 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fft/plan.h"
 #include "fft/engine.h"
-
-typedef rf_cpair cpair;
-typedef rf_fft_ctx fft_ctx;
-
-#define a_int rf_fft_a_int
-#define a_float rf_fft_a_float
-#define a_ints rf_fft_a_ints
+#include "fft/left.h"
+#include "fft/plan.h"
 
 /* A complex tensor in split layout [..., 2, n], or a real one [..., n] when
  * `real` is set (imaginary part zero). */
@@ -39,34 +33,6 @@ typedef struct blk {
 } blk;
 
 static blk bk(rf_value *v, int real) { return (blk){v, real}; }
-
-static cpair cp(rf_value *re, rf_value *im) { return (cpair){re, im}; }
-
-/* ---- pairs ---- */
-
-static cpair cp_transpose(rf_lowering *L, cpair x, int d0, int d1) {
-    rf_value *re = rf_fft_transpose(L, x.re, d0, d1);
-    return cp(re, rf_fft_transpose(L, x.im, d0, d1));
-}
-
-static cpair cp_conj(rf_lowering *L, cpair x) { return cp(x.re, x.im ? rf_b_neg(L, rf_val(x.im)).v : NULL); }
-
-static cpair cp_scale(rf_lowering *L, cpair x, double s) {
-    rf_value *re = rf_fft_real_scale(L, x.re, s);
-    return cp(re, rf_fft_real_scale(L, x.im, s));
-}
-
-/* x * k with broadcasting (k a complex pair). */
-static cpair cp_mul(rf_lowering *L, cpair x, rf_value *kre, rf_value *kim) {
-    rf_value *rr = rf_fft_real_mul(L, x.re, kre);
-    if (!x.im) return cp(rr, kim ? rf_fft_real_mul(L, x.re, kim) : NULL);
-    if (!kim) return cp(rr, rf_fft_real_mul(L, x.im, kre));
-    rf_value *ii = rf_fft_real_mul(L, x.im, kim);
-    rf_value *re = rf_b_sub(L, rf_val(rr), rf_val(ii)).v;
-    rf_value *ri = rf_fft_real_mul(L, x.re, kim);
-    rf_value *ir = rf_fft_real_mul(L, x.im, kre);
-    return cp(re, rf_fft_real_add(L, ri, ir));
-}
 
 /* The value v selects row `index` of the split axis from, or NULL. */
 static rf_value *split_source(const rf_value *v, int64_t index) {
@@ -82,29 +48,22 @@ static rf_value *split_source(const rf_value *v, int64_t index) {
     return src;
 }
 
-static blk blk_of_pair(rf_lowering *L, cpair x) {
-    if (!x.re) return bk(NULL, 0);
-    if (!x.im) return bk(x.re, 1);
-    rf_value *src = split_source(x.re, 0); /* the parts of an earlier transform's output: no copy */
-    if (src && src == split_source(x.im, 1)) return bk(src, 0);
-    return bk(rf_b_stack2(L, x.re, x.im, -2), 0);
+static blk blk_of_pair(rf_lowering *L, rf_cx x) {
+    rf_value *re = x.re.v, *im = rf_cx_im_or_null(x);
+    if (!re) return bk(NULL, 0);
+    if (!im) return bk(re, 1);
+    rf_value *src = split_source(re, 0); /* the parts of an earlier transform's output: no copy */
+    if (src && src == split_source(im, 1)) return bk(src, 0);
+    return bk(rf_b_stack2(L, re, im, -2), 0);
 }
 
-static cpair pair_of_blk(rf_lowering *L, blk b) {
-    if (!b.v || b.real) return cp(b.v, NULL);
+static rf_cx pair_of_blk(rf_lowering *L, blk b) {
+    if (!b.v || b.real) return rf_cx_values(b.v, NULL);
     rf_value *re = rf_b_select(L, b.v, -2, 0);
-    return cp(re, rf_b_select(L, b.v, -2, 1));
+    return rf_cx_values(re, rf_b_select(L, b.v, -2, 1));
 }
 
 /* ---- constants ---- */
-
-static rf_value *konst(fft_ctx *f, const char *hint, int rank, const int64_t *dims, const double *data) {
-    if (!data) {
-        f->oom = 1;
-        return NULL;
-    }
-    return rf_b_constant(f->L, hint, f->dt, rank, dims, data);
-}
 
 static int all_zero(const double *v, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -112,7 +71,7 @@ static int all_zero(const double *v, size_t n) {
     return 1;
 }
 
-static double *dalloc(fft_ctx *f, size_t n) {
+static double *dalloc(rf_fft_ctx *f, size_t n) {
     double *p = calloc(n ? n : 1, sizeof(double));
     if (!p) f->oom = 1;
     return p;
@@ -124,7 +83,7 @@ static double *dalloc(fft_ctx *f, size_t n) {
  *   right, real:    x @ [C | sS]                             (p x 2p)
  *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
  *   left, real:     [C; sS] @ x                              (2p x p) */
-static rf_value *dft_matrix(fft_ctx *f, int64_t p, int sign, int left, int real) {
+static rf_value *dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real) {
     size_t pp = (size_t)(p * p);
     double *c = dalloc(f, pp), *s = dalloc(f, pp);
     int64_t rows = (real && !left) ? p : 2 * p, cols = (real && left) ? p : 2 * p;
@@ -153,7 +112,7 @@ static rf_value *dft_matrix(fft_ctx *f, int64_t p, int sign, int left, int real)
         snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p, real ? (left ? "real_left" : "real") : "block",
                  s_eff < 0 ? "" : "_inv");
         int64_t dims[2] = {rows, cols};
-        v = konst(f, hint, 2, dims, w);
+        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
     }
     free(c);
     free(s);
@@ -163,36 +122,38 @@ static rf_value *dft_matrix(fft_ctx *f, int64_t p, int sign, int left, int real)
 
 /* x * k for a complex constant k (re, im given in double, shape sdims) that
  * broadcasts over the dims after x's split axis, which is axis `split` of x
- * (negative). In split layout: x * k_re + rf_fft_flip(x, split) * k_im * [-1; 1],
+ * (negative). In split layout: x * k_re + flip(x, split) * k_im * [-1; 1],
  * one fused elementwise expression. */
-static blk cmul(fft_ctx *f, blk x, int split, const char *name, int srank, const int64_t *sdims, const double *re,
+static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, const int64_t *sdims, const double *re,
                 const double *im) {
     rf_lowering *L = f->L;
     if (!x.v) return x;
     size_t cnt = 1;
     for (int i = 0; i < srank; i++) cnt *= (size_t)sdims[i];
-    int64_t d2[MAX_RANK + 1] = {2};
+    int64_t d2[RF_MAX_RANK + 1] = {2};
     memcpy(d2 + 1, sdims, (size_t)srank * sizeof(int64_t));
     double *two = dalloc(f, 2 * cnt);
     char hint[80];
     blk out = bk(NULL, 0);
     if (!two) return out;
-    if (x.real) { /* x -> [..., 2, S] = rf_fft_unsqueeze(x) * [k_re; k_im] */
+    if (x.real) { /* x -> [..., 2, S] = unsqueeze(x) * [k_re; k_im] */
         memcpy(two, re, cnt * sizeof(double));
         memcpy(two + cnt, im, cnt * sizeof(double));
         snprintf(hint, sizeof hint, "%s_reim", name);
-        out = bk(rf_fft_real_mul(L, rf_fft_unsqueeze(L, x.v, split), konst(f, hint, srank + 1, d2, two)), 0);
+        rf_value *k = rf_fft_const(f, hint, f->dt, srank + 1, d2, two);
+        out = bk(rf_fft_mul_const(L, rf_b_unsqueeze(L, x.v, split), k), 0);
     } else {
         snprintf(hint, sizeof hint, "%s_re", name);
-        rf_value *t = rf_fft_real_mul(L, x.v, konst(f, hint, srank, sdims, re));
+        rf_value *t = rf_fft_mul_const(L, x.v, rf_fft_const(f, hint, f->dt, srank, sdims, re));
         if (!all_zero(im, cnt)) {
             double sgn[2] = {-1.0, 1.0};
-            int64_t sd[MAX_RANK + 1] = {2};
+            int64_t sd[RF_MAX_RANK + 1] = {2};
             for (int i = 0; i < srank; i++) sd[i + 1] = 1;
             snprintf(hint, sizeof hint, "%s_im", name);
-            rf_value *u = rf_fft_real_mul(L, rf_fft_flip(L, x.v, split), konst(f, hint, srank, sdims, im));
+            rf_value *u = rf_fft_mul_const(L, rf_b_flip(L, x.v, split), rf_fft_const(f, hint, f->dt, srank, sdims, im));
             snprintf(hint, sizeof hint, "split_sign%d", srank);
-            t = rf_fft_real_add(L, t, rf_fft_real_mul(L, u, konst(f, hint, srank + 1, sd, sgn)));
+            rf_value *k = rf_fft_const(f, hint, f->dt, srank + 1, sd, sgn);
+            t = rf_b_add(L, rf_val(t), rf_val(rf_fft_mul_const(L, u, k))).v;
         }
         out = bk(t, 0);
     }
@@ -201,43 +162,43 @@ static blk cmul(fft_ctx *f, blk x, int split, const char *name, int srank, const
 }
 
 /* conj in split layout: the imaginary row times -1 */
-static blk bconj(fft_ctx *f, blk x) {
+static blk bconj(rf_fft_ctx *f, blk x) {
     if (!x.v || x.real) return x;
     double sgn[2] = {1.0, -1.0};
     int64_t dims[2] = {2, 1};
-    return bk(rf_fft_real_mul(f->L, x.v, konst(f, "conj_sign", 2, dims, sgn)), 0);
+    return bk(rf_fft_mul_const(f->L, x.v, rf_fft_const(f, "conj_sign", f->dt, 2, dims, sgn)), 0);
 }
 
 static blk badd(rf_lowering *L, blk a, blk b) {
     if (a.real != b.real) return bk(NULL, 0); /* not used: both sides are complex */
-    return bk(rf_fft_real_add(L, a.v, b.v), a.real);
+    return bk(rf_b_add(L, rf_val(a.v), rf_val(b.v)).v, a.real);
 }
 
 /* ---- 1-D transforms along the last axis ---- */
 
-static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign);
+static blk dft_last(rf_fft_ctx *f, blk x, int64_t n, int sign);
 
 /* The direct DFT of size p from the right: [..., 2, p] -> [..., 2, p]. */
-static blk direct(fft_ctx *f, blk x, int64_t p, int sign) {
+static blk direct(rf_fft_ctx *f, blk x, int64_t p, int sign) {
     rf_lowering *L = f->L;
     rf_value *w = dft_matrix(f, p, sign, 0, x.real);
-    rf_value *v = x.real ? x.v : rf_fft_flatten2(L, x.v, -2);
-    return bk(rf_fft_unflatten(L, rf_fft_matmul(L, v, w, 0), -1, 2, p), 0);
+    rf_value *v = x.real ? x.v : rf_b_flatten(L, x.v, -2, -1);
+    return bk(rf_b_unflatten(L, rf_b_matmul(L, v, w), -1, 2, (int64_t[]){2, p}), 0);
 }
 
 /* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
  * [..., 2, n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
  * over the 2*n1 rows), the twiddle w_n^(k1*j2), the split axis moved after k1,
  * the rest along the last axis, and k = k1 + n1*k2 read out by transposes. */
-static blk cooley_tukey(fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign) {
+static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign) {
     rf_lowering *L = f->L;
     if (n == 1) return x;
     if (k == 1) return direct(f, x, n, sign);
     int64_t n1 = factors[0], n2 = n / n1;
-    rf_value *v = rf_fft_unflatten(L, x.v, -1, n1, n2); /* [..., (2,) n1, n2] */
-    if (!x.real) v = rf_fft_flatten2(L, v, -3);         /* [..., 2*n1, n2] */
-    v = rf_fft_matmul(L, dft_matrix(f, n1, sign, 1, x.real), v, 1);
-    v = rf_fft_unflatten(L, v, -2, 2, n1); /* [..., 2, k1, j2] */
+    rf_value *v = rf_b_unflatten(L, x.v, -1, 2, (int64_t[]){n1, n2}); /* [..., (2,) n1, n2] */
+    if (!x.real) v = rf_b_flatten(L, v, -3, -2);         /* [..., 2*n1, n2] */
+    v = rf_b_matmul(L, dft_matrix(f, n1, sign, 1, x.real), v);
+    v = rf_b_unflatten(L, v, -2, 2, (int64_t[]){2, n1}); /* [..., 2, k1, j2] */
     double *tc = dalloc(f, (size_t)n), *ts = dalloc(f, (size_t)n);
     blk y = bk(NULL, 0);
     if (tc && ts) {
@@ -251,17 +212,17 @@ static blk cooley_tukey(fft_ctx *f, blk x, const int64_t *factors, int k, int64_
     free(tc);
     free(ts);
     if (!y.v) return y;
-    y = bk(rf_fft_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
+    y = bk(rf_b_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
     y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign);
     if (!y.v) return y;
-    v = rf_fft_transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
-    v = rf_fft_transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
-    return bk(rf_fft_flatten2(L, v, -2), 0);
+    v = rf_b_transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
+    v = rf_b_transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
+    return bk(rf_b_flatten(L, v, -2, -1), 0);
 }
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j]), w[j] = exp(sign*i*pi*j^2/n),
  * the sum a circular convolution of length m done with two FFTs of length m. */
-static blk bluestein(fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
+static blk bluestein(rf_fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
     rf_lowering *L = f->L;
     int64_t n = plan->n, m = plan->m;
     double *wr = dalloc(f, (size_t)n), *wi = dalloc(f, (size_t)n);
@@ -273,11 +234,11 @@ static blk bluestein(fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
         snprintf(chirp, sizeof chirp, "chirp%lld%s", (long long)n, sign < 0 ? "" : "_inv");
         snprintf(kern, sizeof kern, "bluestein%lld_%lld%s", (long long)n, (long long)m, sign < 0 ? "" : "_inv");
         blk a = cmul(f, x, -2, chirp, 1, &n, wr, wi);
-        a = bk(rf_fft_pad_last(L, a.v, m - n), 0);
+        a = bk(rf_b_pad_dim(L, a.v, -1, 0, m - n, 0.0), 0);
         a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1);
         a = cmul(f, a, -2, kern, 1, &m, br, bi);
         a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1);
-        a = bk(rf_fft_slice_last(L, a.v, 0, n), 0);
+        a = bk(rf_b_resize(L, a.v, -1, n), 0);
         out = cmul(f, a, -2, chirp, 1, &n, wr, wi);
     } else {
         f->oom = 1;
@@ -291,7 +252,7 @@ static blk bluestein(fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
 
 /* The unnormalised DFT along the last axis (static size n): sign -1 forward
  * (exp(-2*pi*i*jk/n)), +1 backward. */
-static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign) {
+static blk dft_last(rf_fft_ctx *f, blk x, int64_t n, int sign) {
     rf_fft_plan plan;
     if (!x.v) return x;
     if (rf_fft_plan_make(n, &plan)) {
@@ -304,7 +265,7 @@ static blk dft_last(fft_ctx *f, blk x, int64_t n, int sign) {
 
 /* x * (a + b sin(2 pi k/n) + i c cos(2 pi k/n)), k < len: the constants of the
  * real-FFT packing. */
-static blk packing_mul(fft_ctx *f, blk x, const char *name, int64_t len, int64_t n, double a, double b, double c) {
+static blk packing_mul(rf_fft_ctx *f, blk x, const char *name, int64_t len, int64_t n, double a, double b, double c) {
     double *re = dalloc(f, (size_t)len), *im = dalloc(f, (size_t)len);
     blk out = bk(NULL, 0);
     if (re && im) {
@@ -323,7 +284,7 @@ static blk packing_mul(fft_ctx *f, blk x, const char *name, int64_t len, int64_t
 
 /* Forward DFT of a real x [..., n] along the last axis: the first n/2+1
  * outputs, in split layout. */
-static blk rdft_last(fft_ctx *f, rf_value *x, int64_t n) {
+static blk rdft_last(rf_fft_ctx *f, rf_value *x, int64_t n) {
     rf_lowering *L = f->L;
     int64_t m = n / 2 + 1;
     if (n == 1 || !x) return bk(x, 1);
@@ -337,15 +298,15 @@ static blk rdft_last(fft_ctx *f, rf_value *x, int64_t n) {
         return bk(rf_fft_unpack_last(f, rf_fft_packed_basis(f, x, n, -1), n), 0);
     if (n % 2) { /* odd: the complex transform of (x, 0), then the kept half */
         blk y = dft_last(f, bk(x, 1), n, -1);
-        return bk(rf_fft_slice_last(L, y.v, 0, m), 0);
+        return bk(rf_b_resize(L, y.v, -1, m), 0);
     }
     /* even: z[j] = x[2j] + i x[2j+1] through a complex DFT of length h = n/2, then
      * X[k] = A[k] Z[k] + B[k] conj(Z[h-k]), A = (1 - i w^k)/2, B = (1 + i w^k)/2 */
     int64_t h = n / 2;
-    rf_value *z = rf_fft_transpose(L, rf_fft_unflatten(L, x, -1, h, 2), -1, -2); /* [..., 2, h] */
+    rf_value *z = rf_b_transpose(L, rf_b_unflatten(L, x, -1, 2, (int64_t[]){h, 2}), -1, -2); /* [..., 2, h] */
     blk zz = dft_last(f, bk(z, 0), h, -1);
-    blk ze = bk(rf_fft_cat_last(L, zz.v, rf_fft_slice_last(L, zz.v, 0, 1)), 0); /* Z[k mod h], k <= h */
-    blk zr = bconj(f, bk(rf_fft_flip(L, ze.v, -1), 0));                 /* conj(Z[h-k]) */
+    blk ze = bk(rf_b_cat(L, 2, (rf_value *[]){zz.v, rf_b_resize(L, zz.v, -1, 1)}, -1), 0); /* Z[k mod h], k <= h */
+    blk zr = bconj(f, bk(rf_b_flip(L, ze.v, -1), 0));                 /* conj(Z[h-k]) */
     snprintf(name, sizeof name, "rfft%lld_a", (long long)n);
     blk t = packing_mul(f, ze, name, m, n, 0.5, -0.5, -0.5);
     snprintf(name, sizeof name, "rfft%lld_b", (long long)n);
@@ -355,12 +316,11 @@ static blk rdft_last(fft_ctx *f, rf_value *x, int64_t n) {
 /* Backward DFT along the last axis of a Hermitian half spectrum x (n/2+1
  * entries; the imaginary parts of X[0] and, for even n, X[n/2] are ignored):
  * the real signal [..., n]. */
-static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
+static rf_value *irdft_last(rf_fft_ctx *f, blk x, int64_t n) {
     rf_lowering *L = f->L;
     if (!x.v) return NULL;
-    int64_t m = n / 2 + 1, have = x.v->dims[x.v->rank - 1].size;
-    if (have > m) x.v = rf_fft_slice_last(L, x.v, 0, m);
-    if (have < m) x.v = rf_fft_pad_last(L, x.v, m - have);
+    int64_t m = n / 2 + 1;
+    x.v = rf_b_resize(L, x.v, -1, m);
     if (n == 1) return x.real ? x.v : rf_b_select(L, x.v, -2, 0);
     rf_fft_plan plan;
     if (rf_fft_plan_make(n, &plan)) {
@@ -368,7 +328,7 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
         return NULL;
     }
     char name[48];
-    if (rf_fft_plan_is_direct(&plan) && !x.real) return rf_fft_packed_inverse(f, rf_fft_flatten2(L, x.v, -2), n);
+    if (rf_fft_plan_is_direct(&plan) && !x.real) return rf_fft_packed_inverse(f, rf_b_flatten(L, x.v, -2, -1), n);
     if (rf_fft_plan_is_direct(&plan)) { /* Re X @ (w cos), w = 1 at 0 and n/2, else 2 */
         double *c = dalloc(f, (size_t)(m * n)), *s = dalloc(f, (size_t)(m * n));
         rf_value *k = NULL;
@@ -378,15 +338,15 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
                 for (int64_t j = 0; j < n; j++) c[q * n + j] *= (q == 0 || 2 * q == n) ? 1.0 : 2.0;
             snprintf(name, sizeof name, "irdft%lld_real", (long long)n);
             int64_t dims[2] = {m, n};
-            k = konst(f, name, 2, dims, c);
+            k = rf_fft_const(f, name, f->dt, 2, dims, c);
         }
         free(c);
         free(s);
-        return rf_fft_matmul(L, x.v, k, 0);
+        return rf_b_matmul(L, x.v, k);
     }
     if (n % 2) { /* odd: the full Hermitian spectrum through a complex transform */
-        blk tail = bconj(f, bk(rf_fft_flip(L, rf_fft_slice_last(L, x.v, 1, m), -1), x.real));
-        blk full = bk(rf_fft_cat_last(L, x.v, tail.v), x.real);
+        blk tail = bconj(f, bk(rf_b_flip(L, rf_b_slice(L, x.v, -1, 1, m), -1), x.real));
+        blk full = bk(rf_b_cat(L, 2, (rf_value *[]){x.v, tail.v}, -1), x.real);
         blk y = dft_last(f, full, n, 1);
         return (!y.v || y.real) ? y.v : rf_b_select(L, y.v, -2, 0);
     }
@@ -399,20 +359,20 @@ static rf_value *irdft_last(fft_ctx *f, blk x, int64_t n) {
         for (int64_t k = 0; k < m; k++) mask[k] = 1.0, mask[m + k] = (k == 0 || k == h) ? 0.0 : 1.0;
         snprintf(name, sizeof name, "hermitian_mask%lld", (long long)m);
         int64_t dims[2] = {2, m};
-        x.v = rf_fft_real_mul(L, x.v, konst(f, name, 2, dims, mask));
+        x.v = rf_fft_mul_const(L, x.v, rf_fft_const(f, name, f->dt, 2, dims, mask));
         free(mask);
     }
-    blk p = bk(rf_fft_slice_last(L, x.v, 0, h), x.real);
-    blk q = bconj(f, bk(rf_fft_slice_last(L, rf_fft_flip(L, x.v, -1), 0, h), x.real));
+    blk p = bk(rf_b_resize(L, x.v, -1, h), x.real);
+    blk q = bconj(f, bk(rf_b_resize(L, rf_b_flip(L, x.v, -1), -1, h), x.real));
     snprintf(name, sizeof name, "irfft%lld_a", (long long)n);
     blk t = packing_mul(f, p, name, h, n, 1.0, -1.0, 1.0);
     snprintf(name, sizeof name, "irfft%lld_b", (long long)n);
     blk z = dft_last(f, badd(L, t, packing_mul(f, q, name, h, n, 1.0, 1.0, -1.0)), h, 1);
     if (!z.v) return NULL;
-    return rf_fft_flatten2(L, rf_fft_transpose(L, z.v, -2, -1), -2); /* [..., h, 2] -> x */
+    return rf_b_flatten(L, rf_b_transpose(L, z.v, -2, -1), -2, -1); /* [..., h, 2] -> x */
 }
 
-/* ---- n-dimensional transforms (fft_internal.h) ---- */
+/* ---- n-dimensional transforms (engine.h) ---- */
 
 /* The blk dim of pair dim d (pair rank r): the split axis sits before the last. */
 static int blk_dim(const blk *b, int64_t d, int pair_rank) {
@@ -420,30 +380,32 @@ static int blk_dim(const blk *b, int64_t d, int pair_rank) {
 }
 
 /* A 1-D transform along pair dim d of b (pair rank r), through the last axis. */
-static blk along(fft_ctx *f, blk b, int64_t d, int r, int sign) {
+static blk along(rf_fft_ctx *f, blk b, int64_t d, int r, int sign) {
     if (!b.v) return b;
     int e = b.v->rank - 1, bd = blk_dim(&b, d, r);
     if (!b.real && rf_fft_left_ok(b.v, bd, e - 1)) return bk(rf_fft_left_direct(f, b.v, bd, 0, sign, 0), 0);
-    rf_value *v = rf_fft_transpose(f->L, b.v, bd, e);
+    rf_value *v = rf_b_transpose(f->L, b.v, bd, e);
     blk y = dft_last(f, bk(v, b.real), v->dims[e].size, sign);
     if (!y.v) return y;
-    if (y.real) return bk(rf_fft_transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
+    if (y.real) return bk(rf_b_transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
     /* the result is complex: the pair's last dim now sits at bd (d < r - 1) or is the last axis */
-    return bk(rf_fft_transpose(f->L, y.v, (int)d == r - 1 ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+    return bk(rf_b_transpose(f->L, y.v, (int)d == r - 1 ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
 }
 
-static blk c2c_blk(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
+static blk c2c_blk(rf_fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
     for (size_t i = 0; i < nd; i++) b = along(f, b, dims[i], r, sign);
     return b;
 }
 
-static cpair pairs_of_interleaved(rf_lowering *L, rf_value *y) {
-    return y ? cp(rf_b_select(L, y, -1, 0), rf_b_select(L, y, -1, 1)) : cp(NULL, NULL);
+static rf_cx pairs_of_interleaved(rf_lowering *L, rf_value *y) {
+    if (!y) return rf_cx_values(NULL, NULL);
+    rf_value *im = rf_b_select(L, y, -1, 1); /* im first: the node order the lowered graphs have had */
+    return rf_cx_values(rf_b_select(L, y, -1, 0), im);
 }
 
 /* c2c_blk as pairs: a final left stage writes them interleaved, so a graph
  * output needs no restacking pass. */
-static cpair c2c_pairs(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
+static rf_cx c2c_pairs(rf_fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r, int sign) {
     if (!nd || !b.v) return pair_of_blk(f->L, b);
     b = c2c_blk(f, b, dims, nd - 1, r, sign);
     int bd = b.v ? blk_dim(&b, dims[nd - 1], r) : 0;
@@ -452,15 +414,15 @@ static cpair c2c_pairs(fft_ctx *f, blk b, const int64_t *dims, size_t nd, int r,
     return pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
 }
 
-rf_cpair rf_fft_c2c_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
-    if (!nd || !x.re) return x;
+rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
+    if (!nd || !x.re.v) return x;
     if (rf_fft_native(f)) return rf_fft_native_c2c(f, x, dims, nd, sign);
-    int r = x.re->rank;
+    int r = x.re.v->rank;
     return c2c_pairs(f, blk_of_pair(f->L, x), dims, nd, r, sign);
 }
 
-rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
-    if (!nd || !x) return cp(x, NULL);
+rf_cx rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
+    if (!nd || !x) return rf_cx_values(x, NULL);
     if (rf_fft_native(f)) return rf_fft_native_r2c(f, x, dims, nd, onesided);
     int r = x->rank, e = r - 1;
     int64_t d = dims[nd - 1];
@@ -473,63 +435,37 @@ rf_cpair rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t
         return last ? pairs_of_interleaved(f->L, v) : c2c_pairs(f, bk(v, 0), dims, nd - 2, r, -1);
     }
     if (onesided) {
-        rf_value *t = rf_fft_transpose(f->L, x, (int)d, e);
+        rf_value *t = rf_b_transpose(f->L, x, (int)d, e);
         y = rdft_last(f, t, t->dims[e].size);
-        if (y.v && !y.real) y = bk(rf_fft_transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
-        else if (y.v) y = bk(rf_fft_transpose(f->L, y.v, (int)d, e), 1);
+        if (y.v && !y.real) y = bk(rf_b_transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
+        else if (y.v) y = bk(rf_b_transpose(f->L, y.v, (int)d, e), 1);
     } else {
         y = along(f, bk(x, 1), d, r, -1);
     }
     return c2c_pairs(f, y, dims, nd - 1, r, -1);
 }
 
-rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
-    if (!nd || !x.re) return NULL;
+rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
+    if (!nd || !x.re.v) return NULL;
     if (rf_fft_native(f)) return rf_fft_native_c2r(f, x, dims, nd, last_dim_size);
-    int r = x.re->rank;
+    int r = x.re.v->rank;
     blk b = c2c_blk(f, blk_of_pair(f->L, x), dims, nd - 1, r, 1);
     if (!b.v) return NULL;
     int64_t d = dims[nd - 1];
     int bd = blk_dim(&b, d, r);
-    b.v = rf_fft_transpose(f->L, b.v, bd, b.v->rank - 1);
+    b.v = rf_b_transpose(f->L, b.v, bd, b.v->rank - 1);
     rf_value *out = irdft_last(f, b, last_dim_size); /* [..., n], rank r */
-    return rf_fft_transpose(f->L, out, (int)d, r - 1);
+    return rf_b_transpose(f->L, out, (int)d, r - 1);
 }
 
-rf_cpair rf_fft_conj(rf_lowering *L, rf_cpair x) { return cp_conj(L, x); }
-rf_cpair rf_fft_scale(rf_lowering *L, rf_cpair x, double s) { return cp_scale(L, x, s); }
-rf_cpair rf_fft_transpose_pair(rf_lowering *L, rf_cpair x, int d0, int d1) { return cp_transpose(L, x, d0, d1); }
-
-rf_cpair rf_fft_mul(rf_lowering *L, rf_cpair a, rf_cpair b) {
-    if (!a.re || !b.re) return cp(NULL, NULL);
-    return cp_mul(L, a, b.re, b.im);
+rf_cx rf_fft_transpose_pair(rf_lowering *L, rf_cx x, int d0, int d1) {
+    rf_value *re = rf_b_transpose(L, x.re.v, d0, d1);
+    return rf_cx_values(re, rf_b_transpose(L, rf_cx_im_or_null(x), d0, d1));
 }
 
-rf_value *rf_fft_resize(rf_lowering *L, rf_value *x, int64_t d, int64_t size) {
-    if (!x) return NULL;
-    int64_t have = x->dims[d].size;
-    if (have == size) return x;
-    rf_dim dims[MAX_RANK];
-    memcpy(dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    dims[d] = (rf_dim){size, NULL};
-    if (have > size) {
-        rf_arg args[5] = {{"self", rf_attr_of_value(x)},
-                          {"dim", a_int(d)},
-                          {"start", a_int(0)},
-                          {"end", a_int(size)},
-                          {"step", a_int(1)}};
-        return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, dims, "_fftS");
-    }
-    int64_t pad[2 * MAX_RANK] = {0};
-    size_t npad = 2 * (size_t)(x->rank - d);
-    pad[npad - 1] = size - have;
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"pad", a_ints(L, npad, pad)}, {"value", a_float(0.0)}};
-    return rf_b_op(L, "aten.constant_pad_nd.default", 3, args, x->dtype, x->rank, dims, "_fftP");
-}
-
-rf_cpair rf_fft_resize_pair(rf_lowering *L, rf_cpair x, int64_t d, int64_t size) {
-    rf_value *re = rf_fft_resize(L, x.re, d, size);
-    return cp(re, rf_fft_resize(L, x.im, d, size));
+rf_cx rf_fft_resize_pair(rf_lowering *L, rf_cx x, int64_t d, int64_t size) {
+    rf_value *re = rf_b_resize(L, x.re.v, d, size);
+    return rf_cx_values(re, rf_b_resize(L, rf_cx_im_or_null(x), d, size));
 }
 
 /* ---- rule plumbing ---- */
@@ -541,8 +477,8 @@ int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt) {
 }
 
 rf_status rf_fft_check_static(rf_lowering *L, const rf_node *n, const rf_value *x, const int64_t *dims, size_t nd) {
-    if (x->rank < 0 || x->rank >= MAX_RANK)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, MAX_RANK);
+    if (x->rank < 0 || x->rank >= RF_MAX_RANK)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, RF_MAX_RANK);
     for (size_t i = 0; i < nd; i++) {
         const rf_dim *sz = &x->dims[dims[i]];
         if (sz->sym)
@@ -555,19 +491,6 @@ rf_status rf_fft_check_static(rf_lowering *L, const rf_node *n, const rf_value *
                            (long long)sz->size);
     }
     return RF_OK;
-}
-
-rf_cpair rf_fft_in(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt) {
-    rf_cx c = rf_in_cx(L, n, name, dt);
-    return cp(c.re.v, c.im_zero ? NULL : c.im.v);
-}
-
-void rf_fft_set(rf_lowering *L, const rf_value *orig, rf_cpair x) {
-    rf_cx c = {0};
-    c.re = rf_val(x.re);
-    c.im_zero = x.im == NULL;
-    if (x.im) c.im = rf_val(x.im);
-    rf_set_cx(L, orig, c);
 }
 
 rf_status rf_fft_done(rf_fft_ctx *f, const rf_node *n, int ok) {

@@ -1,4 +1,4 @@
-/* Direct DFT stages that need no transposes, for fft.c.
+/* Direct DFT stages that need no transposes, for the transforms of engine.c.
  *
  * A DFT of size n over an axis d that is not the last one is a matmul from the
  * left, Lh @ x, against an n x n real matrix that holds only the cos rows
@@ -16,56 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft/left.h"
 #include "fft/plan.h"
-#include "fft/engine.h"
-
-#define a_int rf_fft_a_int
-#define a_ints rf_fft_a_ints
 
 /* ---- helpers ---- */
-
-static rf_value *konst(rf_fft_ctx *f, const char *hint, rf_dtype dt, int rank, const int64_t *dims,
-                       const double *data) {
-    if (!data) {
-        f->oom = 1;
-        return NULL;
-    }
-    return rf_b_constant(f->L, hint, dt, rank, dims, data);
-}
-
-static rf_value *index_select(rf_lowering *L, rf_value *x, int dim, rf_value *index) {
-    if (!x || !index) return NULL;
-    rf_dim d[MAX_RANK];
-    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    d[dim] = (rf_dim){index->dims[0].size, NULL};
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(dim)}, {"index", rf_attr_of_value(index)}};
-    return rf_b_op(L, "aten.index_select.default", 3, args, x->dtype, x->rank, d, "_fftG");
-}
 
 /* dims start.. (static) -> one dim */
 static rf_value *flatten_from(rf_lowering *L, rf_value *x, int start) {
     if (!x || start >= x->rank - 1) return x;
-    rf_dim d[MAX_RANK];
-    memcpy(d, x->dims, (size_t)start * sizeof(rf_dim));
-    int64_t size = 1;
-    for (int i = start; i < x->rank; i++) size *= x->dims[i].size;
-    d[start] = (rf_dim){size, NULL};
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"start_dim", a_int(start)}, {"end_dim", a_int(x->rank - 1)}};
-    return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, start + 1, d, "_fftF");
+    return rf_b_flatten(L, x, start, x->rank - 1);
 }
 
 /* the last dim -> the static dims `sizes` */
 static rf_value *unflatten_last(rf_lowering *L, rf_value *x, int count, const rf_dim *sizes) {
     if (!x || count == 1) return x;
-    rf_dim d[MAX_RANK];
-    int64_t s[MAX_RANK];
-    memcpy(d, x->dims, (size_t)(x->rank - 1) * sizeof(rf_dim));
-    for (int i = 0; i < count; i++) {
-        d[x->rank - 1 + i] = sizes[i];
-        s[i] = sizes[i].size;
-    }
-    rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(-1)}, {"sizes", a_ints(L, (size_t)count, s)}};
-    return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, x->rank - 1 + count, d, "_fftU");
+    int64_t s[RF_MAX_RANK];
+    for (int i = 0; i < count; i++) s[i] = sizes[i].size;
+    return rf_b_unflatten(L, x, -1, (size_t)count, s);
 }
 
 /* The packed half spectrum of length n holds Re X[k], k < m = n/2+1, then
@@ -100,7 +67,7 @@ int rf_fft_is_direct(int64_t n) {
 }
 
 int rf_fft_left_ok(const rf_value *x, int d, int last_kept) {
-    if (!x || x->rank + 1 >= MAX_RANK || d < 0 || d >= last_kept || x->dims[d].sym) return 0;
+    if (!x || x->rank + 1 >= RF_MAX_RANK || d < 0 || d >= last_kept || x->dims[d].sym) return 0;
     if (!rf_fft_is_direct(x->dims[d].size)) return 0;
     for (int i = d + 1; i < x->rank; i++)
         if (x->dims[i].sym) return 0;
@@ -116,13 +83,13 @@ rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
         char name[48];
         snprintf(name, sizeof name, "rdft%lld_packed%s", (long long)n, sign < 0 ? "" : "_inv");
         int64_t dims[2] = {n, n};
-        k = konst(f, name, f->dt, 2, dims, w);
+        k = rf_fft_const(f, name, f->dt, 2, dims, w);
     } else {
         f->oom = 1;
     }
     free(t);
     free(w);
-    return rf_fft_matmul(f->L, x, k, 0);
+    return rf_b_matmul(f->L, x, k);
 }
 
 /* [..., n] packed -> [..., 2, m] split (the imaginary parts of X[0] and, for
@@ -141,10 +108,10 @@ static rf_value *unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) {
         char name[48];
         int64_t len = 2 * m, mdims[2] = {2, m};
         snprintf(name, sizeof name, "unpack%lld_index", (long long)n);
-        rf_value *g = index_select(f->L, p, p->rank - 1, konst(f, name, RF_DT_I64, 1, &len, idx));
+        rf_value *g = rf_b_index_select(f->L, p, p->rank - 1, rf_fft_const(f, name, RF_DT_I64, 1, &len, idx));
         rf_dim sizes[2] = {{2, NULL}, {m, NULL}};
         snprintf(name, sizeof name, "unpack%lld_mask", (long long)n);
-        out = rf_fft_real_mul(f->L, unflatten_last(f->L, g, 2, sizes), konst(f, name, f->dt, 2, mdims, mask));
+        out = rf_fft_mul_const(f->L, unflatten_last(f->L, g, 2, sizes), rf_fft_const(f, name, f->dt, 2, mdims, mask));
     }
     free(idx);
     free(mask);
@@ -168,9 +135,10 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
         char name[48];
         int64_t len = n, dims[2] = {n, n};
         snprintf(name, sizeof name, "pack%lld_index", (long long)n);
-        rf_value *packed = index_select(f->L, flat, flat->rank - 1, konst(f, name, RF_DT_I64, 1, &len, idx));
+        rf_value *index = rf_fft_const(f, name, RF_DT_I64, 1, &len, idx);
+        rf_value *packed = rf_b_index_select(f->L, flat, flat->rank - 1, index);
         snprintf(name, sizeof name, "irdft%lld_packed", (long long)n);
-        out = rf_fft_matmul(f->L, packed, konst(f, name, f->dt, 2, dims, w), 0);
+        out = rf_b_matmul(f->L, packed, rf_fft_const(f, name, f->dt, 2, dims, w));
     } else {
         f->oom = 1;
     }
@@ -185,7 +153,7 @@ static rf_value *half_left_matrix(rf_fft_ctx *f, int64_t n) {
     char name[48];
     snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
     int64_t dims[2] = {n, n};
-    rf_value *k = konst(f, name, f->dt, 2, dims, t);
+    rf_value *k = rf_fft_const(f, name, f->dt, 2, dims, t);
     free(t);
     return k;
 }
@@ -195,12 +163,12 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
     if (!x) return NULL;
     int rank = x->rank;
     int64_t n = x->dims[d].size, m = n / 2 + 1;
-    rf_dim tail[MAX_RANK];
+    rf_dim tail[RF_MAX_RANK];
     int ntail = rank - d - 1;
     memcpy(tail, x->dims + d + 1, (size_t)ntail * sizeof(rf_dim));
 
     /* P = Lh @ x over axis d: [..., n, F] with F the flattened dims after d */
-    rf_value *p = rf_fft_matmul(L, half_left_matrix(f, n), flatten_from(L, x, d + 1), 1);
+    rf_value *p = rf_b_matmul(L, half_left_matrix(f, n), flatten_from(L, x, d + 1));
     p = unflatten_last(L, p, ntail, tail);
 
     /* rows of P for output k: the cos row of k' (= k or n-k) and the sin row of k' */
@@ -223,27 +191,27 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
         char name[48];
         int64_t len = n;
         snprintf(name, sizeof name, "dft%lld_cos_rows", (long long)n);
-        rf_value *crow = index_select(L, p, d, konst(f, name, RF_DT_I64, 1, &len, ic));
+        rf_value *crow = rf_b_index_select(L, p, d, rf_fft_const(f, name, RF_DT_I64, 1, &len, ic));
         snprintf(name, sizeof name, "dft%lld_sin_rows", (long long)n);
-        rf_value *srow = index_select(L, p, d, konst(f, name, RF_DT_I64, 1, &len, is));
+        rf_value *srow = rf_b_index_select(L, p, d, rf_fft_const(f, name, RF_DT_I64, 1, &len, is));
         if (packed_n) {
             crow = unpack_last(f, crow, packed_n);
             srow = unpack_last(f, srow, packed_n);
         }
         /* the sign constant: [n, 1, ..., 2, 1] over dims d.. of the output */
-        int64_t kd[MAX_RANK];
+        int64_t kd[RF_MAX_RANK];
         int kr = out_rank - d;
         for (int i = 0; i < kr; i++) kd[i] = 1;
         kd[0] = n;
         kd[split - d] = 2;
         snprintf(name, sizeof name, "dft%lld_left_sign%s%d", (long long)n, sign < 0 ? "" : "_inv", kr);
-        rf_value *kconst = konst(f, name, f->dt, kr, kd, ks);
-        rf_value *t = rf_fft_real_mul(L, rf_fft_flip(L, srow, split), kconst);
+        rf_value *kconst = rf_fft_const(f, name, f->dt, kr, kd, ks);
+        rf_value *t = rf_fft_mul_const(L, rf_b_flip(L, srow, split), kconst);
         if (interleave) { /* computed in [..., last, 2] order: the output is written once, as pairs */
-            crow = rf_fft_transpose(L, crow, split, split + 1);
-            t = rf_fft_transpose(L, t, split, split + 1);
+            crow = rf_b_transpose(L, crow, split, split + 1);
+            t = rf_b_transpose(L, t, split, split + 1);
         }
-        y = rf_fft_real_add(L, crow, t);
+        y = rf_b_add(L, rf_val(crow), rf_val(t)).v;
     } else {
         f->oom = 1;
     }

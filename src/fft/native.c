@@ -39,22 +39,23 @@ static rf_dim *shape_of(rf_lowering *L, const rf_value *x, int64_t d, int64_t si
     return dims;
 }
 
-static rf_cpair unpack(rf_lowering *L, rf_value *packed) {
-    return (rf_cpair){rf_b_select(L, packed, -1, 0), rf_b_select(L, packed, -1, 1)};
+static rf_cx unpack(rf_lowering *L, rf_value *packed) {
+    return rf_cx_values(rf_b_select(L, packed, -1, 0), rf_b_select(L, packed, -1, 1));
 }
 
-static rf_value *pack(rf_lowering *L, rf_cpair x) {
-    return rf_b_stack2(L, x.re, x.im ? x.im : rf_b_zeros_like(L, x.re), -1);
+static rf_value *pack(rf_lowering *L, rf_cx x) {
+    rf_value *im = rf_cx_im_or_null(x);
+    return rf_b_stack2(L, x.re.v, im ? im : rf_b_zeros_like(L, x.re.v), -1);
 }
 
-rf_cpair rf_fft_native_c2c(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int sign) {
+rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
     rf_value *p = pack(f->L, x);
     rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)}, {"forward", rf_attr_bool(sign < 0)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_c2c.default", 3, args, f->dt, p->rank, p->dims, "_fft");
     return unpack(f->L, y);
 }
 
-rf_cpair rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
+rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
     int64_t d = dims[nd - 1];
     int rank;
     rf_dim *shape = shape_of(f->L, x, onesided ? d : -1, x->dims[d].size / 2 + 1, 1, &rank);
@@ -63,10 +64,10 @@ rf_cpair rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size
     return unpack(f->L, y);
 }
 
-rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cpair x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
+rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
     rf_value *p = pack(f->L, x);
     int rank;
-    rf_dim *shape = shape_of(f->L, x.re, dims[nd - 1], last_dim_size, 0, &rank);
+    rf_dim *shape = shape_of(f->L, x.re.v, dims[nd - 1], last_dim_size, 0, &rank);
     rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)},
                       {"last_dim_size", rf_attr_int(last_dim_size)}};
     return rf_b_op(f->L, "realify.fft_c2r.default", 3, args, f->dt, rank, shape, "_fft");

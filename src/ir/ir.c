@@ -294,6 +294,28 @@ rf_attr rf_attr_ref(rf_value *v) {
     return a;
 }
 
+rf_attr rf_attr_none(void) { return attr_of_kind(RF_A_NONE); }
+
+rf_attr rf_attr_str(const char *s) {
+    rf_attr a = attr_of_kind(RF_A_STR);
+    a.s = s;
+    return a;
+}
+
+rf_attr rf_attr_list(rf_graph *g, size_t n) {
+    rf_attr a = attr_of_kind(RF_A_LIST);
+    a.n = n;
+    a.items = rf_alloc(g, (n ? n : 1) * sizeof(rf_attr));
+    for (size_t i = 0; i < n; i++) a.items[i] = attr_of_kind(RF_A_NONE);
+    return a;
+}
+
+rf_attr rf_attr_ints(rf_graph *g, size_t n, const int64_t *values) {
+    rf_attr a = rf_attr_list(g, n);
+    for (size_t i = 0; i < n; i++) a.items[i] = rf_attr_int(values[i]);
+    return a;
+}
+
 const rf_attr *rf_node_arg(const rf_node *n, const char *name) {
     for (size_t i = 0; i < n->nargs; i++)
         if (strcmp(n->args[i].name, name) == 0) return &n->args[i].attr;

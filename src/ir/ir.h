@@ -133,6 +133,13 @@ rf_attr rf_attr_int(int64_t i);
 rf_attr rf_attr_float(double f);
 rf_attr rf_attr_bool(int b);
 rf_attr rf_attr_ref(rf_value *v);
+rf_attr rf_attr_none(void);
+/* `s` is not copied: it must outlive the graph (a literal, or rf_strdup'd). */
+rf_attr rf_attr_str(const char *s);
+/* A list of n items allocated in g, all RF_A_NONE until the caller fills them. */
+rf_attr rf_attr_list(rf_graph *g, size_t n);
+/* A list of n ints allocated in g. */
+rf_attr rf_attr_ints(rf_graph *g, size_t n, const int64_t *values);
 
 /* Argument lookup */
 const rf_attr *rf_node_arg(const rf_node *n, const char *name);

@@ -21,6 +21,15 @@ typedef struct rf_cx {
     int im_zero;
 } rf_cx;
 
+/* The operand of two tensor parts; im NULL: exactly zero. */
+static inline rf_cx rf_cx_values(rf_value *re, rf_value *im) {
+    rf_cx c = {{re, 0.0}, {im, 0.0}, im == NULL};
+    return c;
+}
+
+/* The imaginary part's value, or NULL when it is known to be zero. */
+static inline rf_value *rf_cx_im_or_null(rf_cx z) { return z.im_zero ? NULL : z.im.v; }
+
 typedef struct rf_lowering rf_lowering;
 typedef rf_status (*rf_rule_fn)(rf_lowering *L, const rf_node *n);
 

@@ -6,17 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_RANK 64
-
-static rf_attr attr_ints(rf_lowering *L, size_t n, const int64_t *xs) {
-    rf_attr a = {0};
-    a.kind = RF_A_LIST;
-    a.n = n;
-    a.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
-    for (size_t i = 0; i < n; i++) a.items[i] = rf_attr_int(xs[i]);
-    return a;
-}
-
 /* A value-shaped template carrying only rank and dims, for rf_b_node. */
 static rf_value shape_of(int rank, rf_dim *dims) {
     rf_value v;
@@ -177,6 +166,7 @@ rf_rv rf_b_abs(rf_lowering *L, rf_rv x) { return rf_b_fn(L, "aten.abs.default", 
 static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
 
 rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end) {
+    if (!x) return NULL;
     rf_arg args[5] = {{"self", rf_attr_ref(x)},
                       {"dim", rf_attr_int(dim)},
                       {"start", rf_attr_int(start)},
@@ -199,10 +189,10 @@ rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, in
 }
 
 rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
-    rf_attr list = {0};
-    list.kind = RF_A_LIST;
-    list.n = n;
-    list.items = rf_alloc(rf_out_graph(L), (n ? n : 1) * sizeof(rf_attr));
+    for (size_t i = 0; i < n; i++)
+        if (!xs[i]) return NULL;
+    if (!n) return NULL;
+    rf_attr list = rf_attr_list(rf_out_graph(L), n);
     for (size_t i = 0; i < n; i++) list.items[i] = rf_attr_ref(xs[i]);
     rf_arg args[2] = {{"tensors", list}, {"dim", rf_attr_int(dim)}};
     rf_value like = shape_of(xs[0]->rank, xs[0]->dims);
@@ -222,15 +212,18 @@ rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
 }
 
 rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before, int64_t after, double value) {
+    if (!x) return NULL;
     int64_t d = norm_dim(dim, x->rank), k = x->rank - 1 - d;
-    int64_t pad[2 * MAX_RANK] = {0};
-    if (x->rank < 0 || x->rank > MAX_RANK) {
+    int64_t pad[2 * RF_MAX_RANK] = {0};
+    if (x->rank < 0 || x->rank > RF_MAX_RANK) {
         rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "padding needs a known rank");
         return NULL;
     }
     pad[2 * k] = before;
     pad[2 * k + 1] = after;
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"pad", attr_ints(L, (size_t)(2 * (k + 1)), pad)}, {"value", rf_attr_float(value)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"pad", rf_attr_ints(rf_out_graph(L), (size_t)(2 * (k + 1)), pad)},
+                      {"value", rf_attr_float(value)}};
     rf_value like = shape_of(x->rank, x->dims);
     if (x->rank > 0) {
         like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
@@ -256,7 +249,9 @@ static rf_value reduced_shape(rf_lowering *L, const rf_value *x, size_t ndims, c
 }
 
 rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims, const int64_t *dims, int keepdim) {
-    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", attr_ints(L, ndims, dims)}, {"keepdim", rf_attr_bool(keepdim)}};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"dim", rf_attr_ints(rf_out_graph(L), ndims, dims)},
+                      {"keepdim", rf_attr_bool(keepdim)}};
     rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, op, 3, args, 1, likes, x->dtype, "_red")->outs[0];
@@ -265,7 +260,7 @@ rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims,
 rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, const int64_t *dims, int keepdim) {
     rf_arg args[4] = {{"self", rf_attr_ref(x)},
                       {"ord", ord},
-                      {"dim", attr_ints(L, ndims, dims)},
+                      {"dim", rf_attr_ints(rf_out_graph(L), ndims, dims)},
                       {"keepdim", rf_attr_bool(keepdim)}};
     rf_value like = reduced_shape(L, x, ndims, dims, keepdim);
     const rf_value *likes[1] = {&like};
@@ -273,7 +268,7 @@ rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, cons
 }
 
 rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int64_t *dims) {
-    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", attr_ints(L, ndims, dims)}};
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_ints(rf_out_graph(L), ndims, dims)}};
     rf_value like = reduced_shape(L, x, ndims, dims, 0);
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, "aten.squeeze.dims", 2, args, 1, likes, x->dtype, "_sq")->outs[0];
@@ -294,9 +289,22 @@ int rf_int_list(const rf_attr *a, int64_t *out, int cap) {
     return (int)a->n;
 }
 
+int rf_opt_int(const rf_node *n, const char *name, int64_t *out) {
+    const rf_attr *a = rf_node_arg(n, name);
+    if (!a || a->kind == RF_A_NONE) return 0;
+    if (a->kind != RF_A_INT) return -1;
+    *out = a->i;
+    return 1;
+}
+
+int rf_opt_bool(const rf_node *n, const char *name, int dflt) {
+    const rf_attr *a = rf_node_arg(n, name);
+    return (a && (a->kind == RF_A_BOOL || a->kind == RF_A_INT)) ? (int)a->i : dflt;
+}
+
 int rf_reduce_dims(const rf_node *n, const char *name, int rank, int64_t *out) {
     const rf_attr *a = rf_node_arg(n, name);
-    int k = (a && a->kind != RF_A_NONE) ? rf_int_list(a, out, MAX_RANK) : 0;
+    int k = (a && a->kind != RF_A_NONE) ? rf_int_list(a, out, RF_MAX_RANK) : 0;
     if (k < 0 || rank < 0) return -1;
     if (k == 0) {
         for (int i = 0; i < rank; i++) out[i] = i;

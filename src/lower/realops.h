@@ -7,6 +7,9 @@
 
 #include "lower/lower.h"
 
+/* The largest tensor rank the shape-computing builders and the FFT handle. */
+#define RF_MAX_RANK 64
+
 /* A node `op` over named operands, elementwise with broadcasting; the output
  * has dtype `dt` (RF_DT_COUNT: the dtype of the first tensor operand). */
 rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *names, const rf_rv *xs, rf_dtype dt);
@@ -33,7 +36,8 @@ rf_rv rf_b_abs(rf_lowering *L, rf_rv x);
 /* Dtype of a real operand (its tensor's, or `dflt` for a scalar). */
 rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt);
 
-/* Structural ops on one value. */
+/* Structural ops on one value; a NULL operand gives NULL. Negative dims count
+ * from the end and are emitted as given. */
 rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end);
 rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim);
 /* constant_pad_nd of dim `dim` by `before` elements in front, `after` behind. */
@@ -44,6 +48,27 @@ rf_value *rf_b_reduce(rf_lowering *L, const char *op, rf_value *x, size_t ndims,
 rf_value *rf_b_norm(rf_lowering *L, rf_value *x, rf_attr ord, size_t ndims, const int64_t *dims, int keepdim);
 rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int64_t *dims);
 
+/* shapeops.c: views and reorderings with static shapes worked out here. */
+/* x itself when `dim` already has `size`, else its first `size` entries
+ * (slice) or x followed by zeros (constant_pad_nd); dim must be static. */
+rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size);
+rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1); /* x itself when d0 == d1 */
+rf_value *rf_b_flip(rf_lowering *L, rf_value *x, int64_t dim);
+rf_value *rf_b_unsqueeze(rf_lowering *L, rf_value *x, int64_t dim);
+rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim); /* squeeze.dim */
+/* dim -> n dims of the given sizes (unflatten.int) */
+rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, const int64_t *sizes);
+/* dims start..end -> one dim (flatten.using_ints) */
+rf_value *rf_b_flatten(rf_lowering *L, rf_value *x, int64_t start, int64_t end);
+/* a @ b as torch.matmul: batch dims broadcast, a 1-D operand a vector */
+rf_value *rf_b_matmul(rf_lowering *L, rf_value *a, rf_value *b);
+/* x's entries along dim at the 1-D integer tensor `index` */
+rf_value *rf_b_index_select(rf_lowering *L, rf_value *x, int64_t dim, rf_value *index);
+
+/* An int argument: 1 and *out when given, 0 when absent or none, -1 otherwise (symbolic). */
+int rf_opt_int(const rf_node *n, const char *name, int64_t *out);
+/* A bool (or int) argument; dflt when absent or of another kind. */
+int rf_opt_bool(const rf_node *n, const char *name, int dflt);
 /* Integer list of an argument (a list of ints, or one int); -1 if absent or
  * not static. At most `cap` entries are written. */
 int rf_int_list(const rf_attr *a, int64_t *out, int cap);

@@ -2,26 +2,24 @@
  * and call the transform engine of src/fft/. */
 #include <math.h>
 
+#include "cxmath/cxmath.h"
 #include "fft/engine.h"
 #include "fft/plan.h"
 #include "rules/rules.h"
-
-typedef rf_cpair cpair;
-typedef rf_fft_ctx fft_ctx;
 
 /* ---- _fft_c2c, _fft_r2c, _fft_c2r ---- */
 
 typedef struct fft_args {
     size_t ndims;
-    int64_t dims[MAX_RANK];
+    int64_t dims[RF_MAX_RANK];
     int64_t norm;
 } fft_args;
 
 /* Reads `dim` (normalised against rank) and `normalization`; checks that the
  * transformed sizes of `x` are static. */
 static rf_status read_fft_args(rf_lowering *L, const rf_node *n, const rf_value *x, fft_args *a) {
-    if (x->rank < 0 || x->rank >= MAX_RANK)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, MAX_RANK);
+    if (x->rank < 0 || x->rank >= RF_MAX_RANK)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, RF_MAX_RANK);
     const rf_attr *dim = rf_node_arg(n, "dim"), *norm = rf_node_arg(n, "normalization");
     if (!dim || dim->kind != RF_A_LIST || dim->n > (size_t)x->rank)
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs a list of dims", n->op);
@@ -53,37 +51,32 @@ static double signal_numel(const rf_value *x, const int64_t *dims, size_t nd) {
     return numel;
 }
 
-static rf_status fft_c2c(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *fwd = rf_node_arg(n, "forward");
-    if (!rf_attr_is_tensor(self) || !fwd || fwd->kind != RF_A_BOOL)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and forward", n->op);
+/* _fft_c2c (flag `forward`) and _fft_r2c (flag `onesided`): a complex result. */
+static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
+    const char *flag_name = r2c ? "onesided" : "forward";
+    const rf_attr *self = rf_node_arg(n, "self"), *flag = rf_node_arg(n, flag_name);
+    if (!rf_attr_is_tensor(self) || !flag || flag->kind != RF_A_BOOL)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and %s", n->op, flag_name);
     fft_args a;
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    x = rf_fft_c2c_dims(&f, x, a.dims, a.ndims, fwd->i ? -1 : 1);
-    x = rf_fft_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
-    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
-    rf_fft_set(L, n->outs[0], x);
+    rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
+    rf_cx x;
+    if (r2c) {
+        rf_value *xr = rf_in_real(L, n, "self");
+        if (!xr) return RF_ERR_INVALID;
+        if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
+        x = rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)flag->i);
+    } else {
+        x = rf_fft_c2c_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, flag->i ? -1 : 1);
+    }
+    x = rf_cx_scale(L, x, rf_num(norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims))));
+    if (f.oom || !x.re.v) return rf_fft_done(&f, n, 0);
+    rf_set_cx(L, n->outs[0], x);
     return RF_OK;
 }
 
-static rf_status fft_r2c(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self"), *onesided = rf_node_arg(n, "onesided");
-    if (!rf_attr_is_tensor(self) || !onesided || onesided->kind != RF_A_BOOL)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and onesided", n->op);
-    fft_args a;
-    if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    rf_value *xr = rf_in_real(L, n, "self");
-    if (!xr) return RF_ERR_INVALID;
-    if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
-    cpair x = rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)onesided->i);
-    x = rf_fft_scale(L, x, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims)));
-    if (f.oom || !x.re) return rf_fft_done(&f, n, 0);
-    rf_fft_set(L, n->outs[0], x);
-    return RF_OK;
-}
+static rf_status fft_c2c(rf_lowering *L, const rf_node *n) { return fft_to_complex(L, n, 0); }
+static rf_status fft_r2c(rf_lowering *L, const rf_node *n) { return fft_to_complex(L, n, 1); }
 
 static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     const rf_attr *self = rf_node_arg(n, "self"), *lds = rf_node_arg(n, "last_dim_size");
@@ -97,10 +90,10 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
-    fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    rf_value *out = rf_fft_c2r_dims(&f, x, a.dims, a.ndims, lds->i);
-    out = rf_fft_real_scale(L, out, norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i));
+    rf_fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
+    rf_value *out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
+    double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i);
+    out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
     if (f.oom || !out) return rf_fft_done(&f, n, 0);
     rf_set_real(L, n->outs[0], out);
     return RF_OK;

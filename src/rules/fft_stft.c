@@ -1,8 +1,8 @@
 /* stft and istft on complex values, and the complex-valued ops torch emits
  * around them. torch.export keeps stft and istft as single ops; make_fx and
- * aot_autograd decompose them into _fft_* (fft.c) plus padding, framing and
- * views, which the rules at the end of this file lower. Split from fft_ops.c
- * (the torch.fft API) to keep each file short. Semantics follow
+ * aot_autograd decompose them into _fft_* (fft_aten.c) plus padding, framing
+ * and views, which the rules at the end of this file lower. Split from
+ * fft_ops.c (the torch.fft API) to keep each file short. Semantics follow
  * torch/_refs/__init__.py (stft, istft). */
 #include <math.h>
 #include <stdio.h>
@@ -10,88 +10,72 @@
 #include <string.h>
 
 #include "cxmath/cxmath.h"
+#include "fft/engine.h"
 #include "fft/plan.h"
-#include "rules/fft_ops_internal.h"
+#include "lower/realops.h"
+#include "rules/rules.h"
 
 /* ---- stft, istft ---- */
 
-static rf_value *unsqueeze(rf_lowering *L, rf_value *x, int d) {
-    if (!x) return NULL;
-    rf_dim dims[MAX_RANK + 1];
-    for (int i = 0, j = 0; i <= x->rank; i++) dims[i] = i == d ? (rf_dim){1, NULL} : x->dims[j++];
-    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
-    return rf_b_op(L, "aten.unsqueeze.default", 2, args, x->dtype, x->rank + 1, dims, "_u");
+/* A real op on each part of x, the real part first; a missing part stays missing. */
+typedef rf_value *(*part_fn)(rf_lowering *L, rf_value *v, const void *arg);
+
+static rf_cx on_parts(rf_lowering *L, rf_cx x, part_fn fn, const void *arg) {
+    rf_value *re = x.re.v ? fn(L, x.re.v, arg) : NULL, *im = rf_cx_im_or_null(x);
+    return rf_cx_values(re, im ? fn(L, im, arg) : NULL);
 }
 
-static rf_value *squeeze(rf_lowering *L, rf_value *x, int d) {
-    if (!x) return NULL;
-    rf_dim dims[MAX_RANK];
-    for (int i = 0, j = 0; i < x->rank; i++)
-        if (i != d) dims[j++] = x->dims[i];
-    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
-    return rf_b_op(L, "aten.squeeze.dim", 2, args, x->dtype, x->rank - 1, dims, "_sq");
+static rf_value *unsqueeze0(rf_lowering *L, rf_value *v, const void *arg) {
+    (void)arg;
+    return rf_b_unsqueeze(L, v, 0);
 }
 
-static cpair cp_unsqueeze(rf_lowering *L, cpair x, int d) {
-    rf_value *re = unsqueeze(L, x.re, d);
-    return cp(re, unsqueeze(L, x.im, d));
+static rf_value *squeeze0(rf_lowering *L, rf_value *v, const void *arg) {
+    (void)arg;
+    return rf_b_squeeze(L, v, 0);
 }
 
-static cpair cp_squeeze(rf_lowering *L, cpair x, int d) {
-    rf_value *re = squeeze(L, x.re, d);
-    return cp(re, squeeze(L, x.im, d));
-}
-
-static rf_value *slice_dim(rf_lowering *L, rf_value *x, int d, int64_t start, int64_t end) {
-    if (!x) return NULL;
-    rf_dim dims[MAX_RANK];
-    memcpy(dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    dims[d] = (rf_dim){end - start, NULL};
-    rf_arg args[5] = {{"self", rf_attr_of_value(x)},
-                      {"dim", a_int(d)},
-                      {"start", a_int(start)},
-                      {"end", a_int(end)},
-                      {"step", a_int(1)}};
-    return rf_b_op(L, "aten.slice.Tensor", 5, args, x->dtype, x->rank, dims, "_s");
+/* a * b, a's parts the left operands of every product (rf_cx_mul puts a
+ * complex b first when a is real; the order is kept as the graphs had it). */
+static rf_cx mul_parts(rf_lowering *L, rf_cx a, rf_cx b) {
+    if (!a.re.v || !b.re.v) return rf_cx_values(NULL, NULL);
+    if (!a.im_zero || b.im_zero) return rf_cx_mul(L, a, b);
+    rf_value *re = rf_b_mul(L, a.re, b.re).v;
+    return rf_cx_values(re, rf_b_mul(L, a.re, b.im).v);
 }
 
 /* A size as an attribute: the int, or a sym_size node of x for a symbolic one. */
 static rf_attr size_attr(rf_lowering *L, rf_value *x, int d) {
-    if (!x->dims[d].sym) return a_int(x->dims[d].size);
-    rf_arg args[2] = {{"self", rf_attr_of_value(x)}, {"dim", a_int(d)}};
-    return rf_attr_of_value(rf_b_op(L, "aten.sym_size.int", 2, args, RF_DT_SYMINT, 0, NULL, "_size"));
+    if (!x->dims[d].sym) return rf_attr_int(x->dims[d].size);
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(d)}};
+    return rf_attr_ref(rf_b_op(L, "aten.sym_size.int", 2, args, RF_DT_SYMINT, 0, NULL, "_size"));
 }
 
 /* The window padded to n_fft, centred (torch pads a win_length window so). */
-static cpair centred_window(rf_lowering *L, cpair w, int64_t win, int64_t n_fft) {
-    if (win == n_fft || !w.re) return w;
-    int64_t left = (n_fft - win) / 2, pad[2] = {left, n_fft - win - left};
-    cpair r = cp(NULL, NULL);
-    for (int part = 0; part < 2; part++) {
-        rf_value *v = part ? w.im : w.re;
-        if (!v) continue;
-        rf_arg args[3] = {{"self", rf_attr_of_value(v)}, {"pad", a_ints(L, 2, pad)}, {"value", a_float(0.0)}};
-        rf_dim d = {n_fft, NULL};
-        v = rf_b_op(L, "aten.constant_pad_nd.default", 3, args, v->dtype, 1, &d, "_win");
-        if (part) r.im = v;
-        else r.re = v;
-    }
-    return r;
+typedef struct centring {
+    int64_t left, right;
+} centring;
+
+static rf_value *centre(rf_lowering *L, rf_value *v, const void *arg) {
+    const centring *c = arg;
+    return rf_b_pad_dim(L, v, 0, c->left, c->right, 0.0);
+}
+
+static rf_cx centred_window(rf_lowering *L, rf_cx w, int64_t win, int64_t n_fft) {
+    if (win == n_fft || !w.re.v) return w;
+    centring c = {(n_fft - win) / 2, n_fft - win - (n_fft - win) / 2};
+    return on_parts(L, w, centre, &c);
 }
 
 /* The rectangular window of win_length ones, centred in n_fft (NULL: no window needed). */
 static rf_value *rect_window(rf_fft_ctx *f, int64_t win, int64_t n_fft) {
     if (win == n_fft) return NULL;
     double *w = malloc((size_t)n_fft * sizeof(double));
-    if (!w) {
-        f->oom = 1;
-        return NULL;
-    }
     int64_t left = (n_fft - win) / 2;
-    for (int64_t i = 0; i < n_fft; i++) w[i] = (i >= left && i < left + win) ? 1.0 : 0.0;
+    for (int64_t i = 0; w && i < n_fft; i++) w[i] = (i >= left && i < left + win) ? 1.0 : 0.0;
     char hint[48];
     snprintf(hint, sizeof hint, "rect_window%lld_%lld", (long long)win, (long long)n_fft);
-    rf_value *c = rf_b_constant(f->L, hint, f->dt, 1, &n_fft, w);
+    rf_value *c = rf_fft_const(f, hint, f->dt, 1, &n_fft, w);
     free(w);
     return c;
 }
@@ -103,11 +87,11 @@ typedef struct frame_args {
 
 static rf_status read_frame_args(rf_lowering *L, const rf_node *n, frame_args *a) {
     int64_t v;
-    if (opt_int(n, "n_fft", &a->n_fft) != 1 || a->n_fft < 1 || a->n_fft > RF_FFT_MAX_N)
+    if (rf_opt_int(n, "n_fft", &a->n_fft) != 1 || a->n_fft < 1 || a->n_fft > RF_FFT_MAX_N)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a static n_fft >= 1", n->op);
-    int k = opt_int(n, "hop_length", &v);
+    int k = rf_opt_int(n, "hop_length", &v);
     a->hop = k == 1 ? v : a->n_fft / 4;
-    int j = opt_int(n, "win_length", &v);
+    int j = rf_opt_int(n, "win_length", &v);
     a->win = j == 1 ? v : a->n_fft;
     if (k < 0 || j < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic hop or window length", n->op);
     if (a->hop < 1 || a->win < 1 || a->win > a->n_fft)
@@ -117,20 +101,62 @@ static rf_status read_frame_args(rf_lowering *L, const rf_node *n, frame_args *a
     return RF_OK;
 }
 
+/* [1, B, T] -> [1, B, T + 2p]: torch's pad with `mode` on both sides of T. */
+typedef struct signal_pad {
+    int64_t p;
+    const char *mode;
+} signal_pad;
+
+static rf_value *pad_signal(rf_lowering *L, rf_value *v, const void *arg) {
+    const signal_pad *sp = arg;
+    rf_dim d[3] = {v->dims[0], v->dims[1], v->dims[2]};
+    char sym[160];
+    if (d[2].sym) {
+        snprintf(sym, sizeof sym, "%s + %lld", d[2].sym, (long long)(2 * sp->p));
+        d[2].sym = sym;
+    } else {
+        d[2].size += 2 * sp->p;
+    }
+    int64_t pad[2] = {sp->p, sp->p};
+    rf_arg args[4] = {{"self", rf_attr_ref(v)},
+                      {"pad", rf_attr_ints(rf_out_graph(L), 2, pad)},
+                      {"mode", rf_attr_str(sp->mode)},
+                      {"value", rf_attr_none()}};
+    return rf_b_op(L, "aten.pad.default", 4, args, v->dtype, 3, d, "_pad");
+}
+
+/* [B, T] -> [B, frames, n_fft] (unfold by hop). */
+static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
+    const frame_args *fa = arg;
+    rf_dim d[3] = {v->dims[0], v->dims[1], {fa->n_fft, NULL}};
+    char sym[200];
+    if (d[1].sym) {
+        snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa->n_fft, (long long)fa->hop);
+        d[1].sym = sym;
+    } else {
+        d[1].size = (d[1].size - fa->n_fft) / fa->hop + 1;
+    }
+    rf_arg args[4] = {{"self", rf_attr_ref(v)},
+                      {"dimension", rf_attr_int(-1)},
+                      {"size", rf_attr_int(fa->n_fft)},
+                      {"step", rf_attr_int(fa->hop)}};
+    return rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
+}
+
 static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     const rf_attr *self = rf_node_arg(n, "self");
     if (!rf_attr_is_tensor(self) || (self->value->rank != 1 && self->value->rank != 2))
         return rf_fail(L, n, RF_ERR_INVALID, "%s expects a 1D or 2D tensor", n->op);
     frame_args fa;
     if (read_frame_args(L, n, &fa) != RF_OK) return RF_ERR_INVALID;
-    if (opt_bool(n, "align_to_window", 0))
+    if (rf_opt_bool(n, "align_to_window", 0))
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with align_to_window=True", n->op);
-    int center = has_center ? opt_bool(n, "center", 1) : 0;
+    int center = has_center ? rf_opt_bool(n, "center", 1) : 0;
     const rf_attr *mode = rf_node_arg(n, "pad_mode");
     const char *pad_mode = (mode && mode->kind == RF_A_STR) ? mode->s : "reflect";
     int complex_in = rf_dtype_is_complex(self->value->dtype) ||
                      (fa.window && rf_dtype_is_complex(fa.window->value->dtype));
-    int onesided = opt_bool(n, "onesided", !complex_in);
+    int onesided = rf_opt_bool(n, "onesided", !complex_in);
     if (onesided && complex_in)
         return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
     const rf_value *out = n->outs[0];
@@ -138,72 +164,35 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     rf_fft_ctx f = {L, out_complex ? rf_work_dtype(L, n) : rf_component_of(L, out->dtype), 0};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     int batched = self->value->rank == 2;
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    if (!x.re) return RF_ERR_INVALID;
-    if (!batched) x = cp_unsqueeze(L, x, 0); /* [B, T] */
+    rf_cx x = rf_in_cx(L, n, "self", f.dt);
+    if (!x.re.v) return RF_ERR_INVALID;
+    if (!batched) x = on_parts(L, x, unsqueeze0, NULL); /* [B, T] */
     if (center) { /* pad n_fft/2 on both sides with pad_mode, as torch pads a [1, B, T] view */
-        int64_t p = fa.n_fft / 2, pad[2] = {p, p};
-        x = cp_unsqueeze(L, x, 0);
-        for (int part = 0; part < 2; part++) {
-            rf_value *v = part ? x.im : x.re;
-            if (!v) continue;
-            rf_dim d[3] = {v->dims[0], v->dims[1], v->dims[2]};
-            char sym[160];
-            if (d[2].sym) {
-                snprintf(sym, sizeof sym, "%s + %lld", d[2].sym, (long long)(2 * p));
-                d[2].sym = sym;
-            } else {
-                d[2].size += 2 * p;
-            }
-            rf_arg args[4] = {{"self", rf_attr_of_value(v)},
-                              {"pad", a_ints(L, 2, pad)},
-                              {"mode", a_str(pad_mode)},
-                              {"value", (rf_attr){.kind = RF_A_NONE, .out_mark = RF_DT_COUNT}}};
-            v = rf_b_op(L, "aten.pad.default", 4, args, v->dtype, 3, d, "_pad");
-            if (part) x.im = v;
-            else x.re = v;
-        }
-        x = cp_squeeze(L, x, 0);
+        signal_pad sp = {fa.n_fft / 2, pad_mode};
+        x = on_parts(L, on_parts(L, x, unsqueeze0, NULL), pad_signal, &sp);
+        x = on_parts(L, x, squeeze0, NULL);
     }
-    cpair frames = cp(NULL, NULL); /* [B, frames, n_fft] */
-    for (int part = 0; part < 2; part++) {
-        rf_value *v = part ? x.im : x.re;
-        if (!v) continue;
-        rf_dim d[3] = {v->dims[0], v->dims[1], {fa.n_fft, NULL}};
-        char sym[200];
-        if (d[1].sym) {
-            snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa.n_fft, (long long)fa.hop);
-            d[1].sym = sym;
-        } else {
-            if (d[1].size < fa.n_fft)
-                return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)d[1].size);
-            d[1].size = (d[1].size - fa.n_fft) / fa.hop + 1;
-        }
-        rf_arg args[4] = {{"self", rf_attr_of_value(v)},
-                          {"dimension", a_int(-1)},
-                          {"size", a_int(fa.n_fft)},
-                          {"step", a_int(fa.hop)}};
-        v = rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
-        if (part) frames.im = v;
-        else frames.re = v;
-    }
+    const rf_dim *t = &x.re.v->dims[1];
+    if (!t->sym && t->size < fa.n_fft)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)t->size);
+    rf_cx frames = on_parts(L, x, frame_signal, &fa); /* [B, frames, n_fft] */
     if (fa.window) {
-        frames = rf_fft_mul(L, frames, centred_window(L, rf_fft_in(L, n, "window", f.dt), fa.win, fa.n_fft));
+        frames = mul_parts(L, frames, centred_window(L, rf_in_cx(L, n, "window", f.dt), fa.win, fa.n_fft));
     } else {
         rf_value *rect = rect_window(&f, fa.win, fa.n_fft);
-        if (rect) frames = rf_fft_mul(L, frames, cp(rect, NULL));
+        if (rect) frames = mul_parts(L, frames, rf_cx_values(rect, NULL));
     }
     int64_t last = 2;
-    cpair y = onesided ? rf_fft_r2c_dims(&f, frames.re, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
-    if (opt_bool(n, "normalized", 0)) y = rf_fft_scale(L, y, 1.0 / sqrt((double)fa.n_fft));
+    rf_cx y = onesided ? rf_fft_r2c_dims(&f, frames.re.v, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
+    if (rf_opt_bool(n, "normalized", 0)) y = rf_cx_scale(L, y, rf_num(1.0 / sqrt((double)fa.n_fft)));
     y = rf_fft_transpose_pair(L, y, 1, 2); /* [B, freq, frames] */
-    if (!batched) y = cp_squeeze(L, y, 0);
-    if (f.oom || !y.re) return rf_fft_done(&f, n, 0);
+    if (!batched) y = on_parts(L, y, squeeze0, NULL);
+    if (f.oom || !y.re.v) return rf_fft_done(&f, n, 0);
     if (out_complex) {
-        rf_fft_set(L, out, y);
+        rf_set_cx(L, out, y);
     } else { /* return_complex=False: the view_as_real layout */
-        rf_value *im = y.im ? y.im : rf_b_zeros_like(L, y.re);
-        rf_set_real(L, out, rf_b_stack2(L, y.re, im, -1));
+        rf_value *im = rf_cx_im_or_null(y);
+        rf_set_real(L, out, rf_b_stack2(L, y.re.v, im ? im : rf_b_zeros_like(L, y.re.v), -1));
     }
     return RF_OK;
 }
@@ -211,22 +200,63 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
 static rf_status stft_plain(rf_lowering *L, const rf_node *n) { return stft(L, n, 0); }
 static rf_status stft_center(rf_lowering *L, const rf_node *n) { return stft(L, n, 1); }
 
-static rf_value *unfold_backward(rf_lowering *L, rf_value *g, rf_attr batch, int64_t len, const frame_args *fa) {
-    if (!g) return NULL;
-    rf_attr sizes = {0};
-    sizes.kind = RF_A_LIST;
-    sizes.n = 2;
-    sizes.out_mark = RF_DT_COUNT;
-    sizes.items = rf_alloc(rf_out_graph(L), 2 * sizeof(rf_attr));
-    sizes.items[0] = batch;
-    sizes.items[1] = a_int(len);
-    rf_arg args[5] = {{"grad_in", rf_attr_of_value(g)},
+/* Overlap-add of frames [B, frames, n_fft] into [B, len] (unfold_backward). */
+typedef struct overlap {
+    const frame_args *fa;
+    rf_attr batch;
+    int64_t len, nframes;
+} overlap;
+
+static rf_value *overlap_add(rf_lowering *L, rf_value *g, const void *arg) {
+    const overlap *o = arg;
+    rf_attr sizes = rf_attr_list(rf_out_graph(L), 2);
+    sizes.items[0] = o->batch;
+    sizes.items[1] = rf_attr_int(o->len);
+    rf_arg args[5] = {{"grad_in", rf_attr_ref(g)},
                       {"input_sizes", sizes},
-                      {"dim", a_int(1)},
-                      {"size", a_int(fa->n_fft)},
-                      {"step", a_int(fa->hop)}};
-    rf_dim d[2] = {g->dims[0], {len, NULL}};
+                      {"dim", rf_attr_int(1)},
+                      {"size", rf_attr_int(o->fa->n_fft)},
+                      {"step", rf_attr_int(o->fa->hop)}};
+    rf_dim d[2] = {g->dims[0], {o->len, NULL}};
     return rf_b_op(L, "aten.unfold_backward.default", 5, args, g->dtype, 2, d, "_ola");
+}
+
+/* The window envelope: w^2 [n_fft] expanded over the frames, overlap-added. */
+static rf_value *envelope(rf_lowering *L, rf_value *w2, const void *arg) {
+    const overlap *o = arg;
+    int64_t shape[3] = {1, o->nframes, o->fa->n_fft};
+    rf_arg args[2] = {{"self", rf_attr_ref(w2)}, {"size", rf_attr_ints(rf_out_graph(L), 3, shape)}};
+    rf_dim d[3] = {{1, NULL}, {o->nframes, NULL}, {o->fa->n_fft, NULL}};
+    return overlap_add(L, rf_b_op(L, "aten.expand.default", 2, args, w2->dtype, 3, d, "_env"), o);
+}
+
+/* The envelope of the rectangular window, computed here: NULL after a failure
+ * (out of memory, or a zero the division would hit, as torch raises). */
+static rf_value *rect_envelope(rf_fft_ctx *f, const rf_node *n, const frame_args *fa, int64_t nframes,
+                               int64_t expected, int64_t start, int64_t stop) {
+    double *e = calloc((size_t)expected, sizeof(double));
+    if (!e) {
+        f->oom = 1;
+        return NULL;
+    }
+    int64_t left = (fa->n_fft - fa->win) / 2;
+    for (int64_t fr = 0; fr < nframes; fr++)
+        for (int64_t i = left; i < left + fa->win; i++) e[fr * fa->hop + i] += 1.0;
+    for (int64_t i = start; i < stop; i++)
+        if (e[i] < 1e-11) { /* torch's "window overlap add min" error: output i would divide by zero */
+            free(e);
+            rf_fail(f->L, n, RF_ERR_INVALID,
+                    "%s: the window overlap-add is zero at output sample %lld (win_length %lld < n_fft "
+                    "%lld without center leaves uncovered samples); torch raises here too",
+                    n->op, (long long)(i - start), (long long)fa->win, (long long)fa->n_fft);
+            return NULL;
+        }
+    int64_t shape[2] = {1, expected};
+    char hint[64];
+    snprintf(hint, sizeof hint, "istft_envelope%lld", (long long)expected);
+    rf_value *c = rf_b_constant(f->L, hint, f->dt, 2, shape, e);
+    free(e);
+    return c;
 }
 
 static rf_status istft(rf_lowering *L, const rf_node *n) {
@@ -245,106 +275,73 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
                        "dims are static)",
                        n->op);
     int64_t freq = freq_d->size, nframes = frames_d->size, length = 0;
-    int has_length = opt_int(n, "length", &length);
+    int has_length = rf_opt_int(n, "length", &length);
     if (has_length < 0) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic length", n->op);
-    int onesided = opt_bool(n, "onesided", freq != fa.n_fft);
+    int onesided = rf_opt_bool(n, "onesided", freq != fa.n_fft);
     if (onesided ? freq != fa.n_fft / 2 + 1 : freq != fa.n_fft)
         return rf_fail(L, n, RF_ERR_INVALID, "%s: %lld frequencies do not match n_fft=%lld", n->op, (long long)freq,
                        (long long)fa.n_fft);
-    int return_complex = opt_bool(n, "return_complex", 0);
+    int return_complex = rf_opt_bool(n, "return_complex", 0);
     if (return_complex && onesided)
         return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
     rf_fft_ctx f = {L, rf_component_of(L, sv->dtype), 0};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-    cpair x = rf_fft_in(L, n, "self", f.dt);
-    if (!x.re) return RF_ERR_INVALID;
-    if (!batched) x = cp_unsqueeze(L, x, 0);
+    rf_cx x = rf_in_cx(L, n, "self", f.dt);
+    if (!x.re.v) return RF_ERR_INVALID;
+    if (!batched) x = on_parts(L, x, unsqueeze0, NULL);
     x = rf_fft_transpose_pair(L, x, 1, 2); /* [B, frames, freq] */
     int64_t last = 2;
-    double sc = opt_bool(n, "normalized", 0) ? 1.0 / sqrt((double)fa.n_fft) : 1.0 / (double)fa.n_fft;
-    cpair frames;
+    double sc = rf_opt_bool(n, "normalized", 0) ? 1.0 / sqrt((double)fa.n_fft) : 1.0 / (double)fa.n_fft;
+    rf_cx frames;
     if (return_complex) {
         frames = rf_fft_c2c_dims(&f, x, &last, 1, 1);
     } else {
         if (!onesided) x = rf_fft_resize_pair(L, x, 2, fa.n_fft / 2 + 1);
-        frames = cp(rf_fft_c2r_dims(&f, x, &last, 1, fa.n_fft), NULL);
+        frames = rf_cx_values(rf_fft_c2r_dims(&f, x, &last, 1, fa.n_fft), NULL);
     }
-    frames = rf_fft_scale(L, frames, sc);
-    if (!frames.re) return rf_fft_done(&f, n, 0);
+    frames = rf_cx_scale(L, frames, rf_num(sc));
+    if (!frames.re.v) return rf_fft_done(&f, n, 0);
     int64_t expected = fa.n_fft + fa.hop * (nframes - 1);
-    rf_attr batch = size_attr(L, frames.re, 0);
-    int64_t start = opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
+    overlap o = {&fa, size_attr(L, frames.re.v, 0), expected, nframes};
+    int64_t start = rf_opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
     int64_t end = has_length ? start + length : (start ? expected - fa.n_fft / 2 : expected);
     int64_t stop = end < expected ? end : expected;
     if (stop < start) stop = start;
-    cpair env = cp(NULL, NULL);
+    rf_cx env;
     if (fa.window) { /* overlap-add of window^2 */
-        cpair w = centred_window(L, rf_fft_in(L, n, "window", f.dt), fa.win, fa.n_fft);
-        frames = rf_fft_mul(L, frames, w);
-        cpair w2 = rf_fft_mul(L, w, w);
-        int64_t shape[3] = {1, nframes, fa.n_fft};
-        for (int part = 0; part < 2; part++) {
-            rf_value *v = part ? w2.im : w2.re;
-            if (!v) continue;
-            rf_arg args[2] = {{"self", rf_attr_of_value(v)}, {"size", a_ints(L, 3, shape)}};
-            rf_dim d[3] = {{1, NULL}, {nframes, NULL}, {fa.n_fft, NULL}};
-            v = rf_b_op(L, "aten.expand.default", 2, args, v->dtype, 3, d, "_env");
-            v = unfold_backward(L, v, a_int(1), expected, &fa);
-            if (part) env.im = v;
-            else env.re = v;
-        }
+        rf_cx w = centred_window(L, rf_in_cx(L, n, "window", f.dt), fa.win, fa.n_fft);
+        frames = mul_parts(L, frames, w);
+        overlap ow = {&fa, rf_attr_int(1), expected, nframes};
+        env = on_parts(L, mul_parts(L, w, w), envelope, &ow);
     } else { /* rectangular window: the envelope is a constant, computed here */
         rf_value *rect = rect_window(&f, fa.win, fa.n_fft);
-        if (rect) frames = rf_fft_mul(L, frames, cp(rect, NULL));
-        double *e = calloc((size_t)expected, sizeof(double));
-        if (!e) return rf_fft_done(&f, n, 0);
-        int64_t left = (fa.n_fft - fa.win) / 2;
-        for (int64_t fr = 0; fr < nframes; fr++)
-            for (int64_t i = left; i < left + fa.win; i++) e[fr * fa.hop + i] += 1.0;
-        for (int64_t i = start; i < stop; i++)
-            if (e[i] < 1e-11) { /* torch's "window overlap add min" error: output i would divide by zero */
-                free(e);
-                return rf_fail(L, n, RF_ERR_INVALID,
-                               "%s: the window overlap-add is zero at output sample %lld (win_length %lld < n_fft "
-                               "%lld without center leaves uncovered samples); torch raises here too",
-                               n->op, (long long)(i - start), (long long)fa.win, (long long)fa.n_fft);
-            }
-        int64_t shape[2] = {1, expected};
-        char hint[64];
-        snprintf(hint, sizeof hint, "istft_envelope%lld", (long long)expected);
-        env = cp(rf_b_constant(L, hint, f.dt, 2, shape, e), NULL);
-        free(e);
+        if (rect) frames = mul_parts(L, frames, rf_cx_values(rect, NULL));
+        rf_value *e = rect_envelope(&f, n, &fa, nframes, expected, start, stop);
+        if (!e) return f.oom ? rf_fft_done(&f, n, 0) : RF_ERR_INVALID;
+        env = rf_cx_values(e, NULL);
     }
-    cpair y;
-    y.re = unfold_backward(L, frames.re, batch, expected, &fa);
-    y.im = unfold_backward(L, frames.im, batch, expected, &fa);
-    for (int part = 0; part < 2; part++) {
-        rf_value **v = part ? &y.im : &y.re, **e = part ? &env.im : &env.re;
-        if (*v) *v = slice_dim(L, *v, 1, start, stop);
-        if (*e) *e = slice_dim(L, *e, 1, start, stop);
-    }
-    rf_cx num = {0}, den = {0};
-    num.re = rf_val(y.re);
-    num.im_zero = !y.im;
-    if (y.im) num.im = rf_val(y.im);
-    den.re = rf_val(env.re);
-    den.im_zero = !env.im;
-    if (env.im) den.im = rf_val(env.im);
-    if (env.im) { /* a complex window's envelope: complex division */
-        rf_cx q = rf_cx_div(L, num, den);
-        y = cp(q.re.v, q.im_zero ? NULL : q.im.v);
+    rf_cx y = on_parts(L, frames, overlap_add, &o);
+    /* [start, stop) of the signal and of the envelope, the parts in the order the graphs had them */
+    rf_value *yre = rf_b_slice(L, y.re.v, 1, start, stop);
+    rf_value *ere = rf_b_slice(L, env.re.v, 1, start, stop);
+    rf_value *yim = rf_b_slice(L, rf_cx_im_or_null(y), 1, start, stop);
+    rf_value *eim = rf_b_slice(L, rf_cx_im_or_null(env), 1, start, stop);
+    if (eim) { /* a complex window's envelope: complex division */
+        rf_cx q = rf_cx_div(L, rf_cx_values(yre, yim), rf_cx_values(ere, eim));
+        y = rf_cx_values(q.re.v, rf_cx_im_or_null(q));
     } else { /* a real envelope divides each part, as torch's istft does */
-        y = cp(rf_b_div(L, num.re, den.re).v, y.im ? rf_b_div(L, num.im, den.re).v : NULL);
+        y = rf_cx_values(rf_b_div(L, rf_val(yre), rf_val(ere)).v, yim ? rf_b_div(L, rf_val(yim), rf_val(ere)).v : NULL);
     }
     if (end > stop) y = rf_fft_resize_pair(L, y, 1, end - start);
-    if (!batched) y = cp_squeeze(L, y, 0);
-    if (f.oom || !y.re) return rf_fft_done(&f, n, 0);
+    if (!batched) y = on_parts(L, y, squeeze0, NULL);
+    if (f.oom || !y.re.v) return rf_fft_done(&f, n, 0);
     if (return_complex) {
-        rf_fft_set(L, n->outs[0], y);
+        rf_set_cx(L, n->outs[0], y);
     } else {
-        if (y.im) return rf_fail(L, n, RF_ERR_INVALID, "%s: complex windows are incompatible with return_complex=False",
-                                 n->op);
-        rf_set_real(L, n->outs[0], y.re);
+        if (!y.im_zero)
+            return rf_fail(L, n, RF_ERR_INVALID, "%s: complex windows are incompatible with return_complex=False",
+                           n->op);
+        rf_set_real(L, n->outs[0], y.re.v);
     }
     return RF_OK;
 }
@@ -367,13 +364,13 @@ static rf_status constant_pad(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", w);
     const char *names[2] = {"self", "value"};
     size_t nsubst = value ? 2 : 1;
-    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), a_float(vre)};
+    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), rf_attr_float(vre)};
     rf_cx c = {0};
     c.re = rf_val(rf_b_copy_node(L, n, nsubst, names, attrs, w, "_re")->outs[0]);
     c.im_zero = z.im_zero && vim == 0.0;
     if (!c.im_zero) {
         attrs[0] = rf_attr_of_value(z.im_zero ? rf_b_zeros_like(L, z.re.v) : z.im.v);
-        attrs[1] = a_float(vim);
+        attrs[1] = rf_attr_float(vim);
         c.im = rf_val(rf_b_copy_node(L, n, nsubst, names, attrs, w, "_im")->outs[0]);
     }
     rf_set_cx(L, n->outs[0], c);
@@ -392,14 +389,14 @@ static rf_status pad(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
     const char *names[2] = {"self", "value"};
-    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), a_float(v)};
+    rf_attr attrs[2] = {rf_attr_of_value(z.re.v), rf_attr_float(v)};
     rf_cx c = {0};
     c.re = rf_val(rf_b_copy_node(L, n, 2, names, attrs, w, "_re")->outs[0]);
     if (z.im_zero) {
         c.im_zero = 1;
     } else {
         attrs[0] = rf_attr_of_value(z.im.v);
-        attrs[1] = a_float(0.0);
+        attrs[1] = rf_attr_float(0.0);
         c.im = rf_val(rf_b_copy_node(L, n, 2, names, attrs, w, "_im")->outs[0]);
     }
     rf_set_cx(L, n->outs[0], c);
@@ -469,7 +466,7 @@ static rf_status as_strided(rf_lowering *L, const rf_node *n) {
         if (part && z.im_zero) break;
         rf_value *v = part ? z.im.v : z.re.v;
         rf_arg cargs[2] = {{"self", rf_attr_of_value(v)},
-                           {"memory_format", a_str("@memory_format:contiguous_format")}};
+                           {"memory_format", rf_attr_str("@memory_format:contiguous_format")}};
         rf_value *contig = rf_b_op(L, "aten.clone.default", 2, cargs, v->dtype, v->rank, v->dims, "_contig");
         rf_attr attr = rf_attr_of_value(contig);
         rf_value *r = rf_b_copy_node(L, n, 1, names, &attr, w, part ? "_im" : "_re")->outs[0];

@@ -326,7 +326,25 @@ static void test_data_constants(void) {
     expect_parse_error("graph {\n  const %k: f32[1] = data \"k\" \"0000803g\"\n  output (%k)\n}\n", 2, "malformed");
 }
 
+/* The attribute constructors rules and builders share (ir.h). */
+static void test_attr_constructors(void) {
+    rf_graph *g = rf_graph_new();
+    int64_t v[3] = {4, -1, 7};
+    rf_attr ints = rf_attr_ints(g, 3, v);
+    CHECK(ints.kind == RF_A_LIST && ints.n == 3 && ints.out_mark == RF_DT_COUNT);
+    CHECK(ints.items[0].kind == RF_A_INT && ints.items[0].i == 4 && ints.items[1].i == -1 && ints.items[2].i == 7);
+    rf_attr empty = rf_attr_ints(g, 0, NULL);
+    CHECK(empty.kind == RF_A_LIST && empty.n == 0);
+    rf_attr list = rf_attr_list(g, 2);
+    CHECK(list.n == 2 && list.items[0].kind == RF_A_NONE && list.items[1].kind == RF_A_NONE);
+    rf_attr s = rf_attr_str("reflect");
+    CHECK(s.kind == RF_A_STR && strcmp(s.s, "reflect") == 0 && s.out_mark == RF_DT_COUNT);
+    CHECK(rf_attr_none().kind == RF_A_NONE);
+    rf_graph_free(g);
+}
+
 int main(void) {
+    test_attr_constructors();
     test_fft_plans();
     test_fft_constants();
     test_data_constants();

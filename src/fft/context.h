@@ -1,0 +1,30 @@
+/* What the transform engine (engine.c) and its left stages (left.c) share:
+ * the build context and the constants they make. Internal to src/fft/. */
+#ifndef REALIFY_FFT_CONTEXT_H
+#define REALIFY_FFT_CONTEXT_H
+
+#include "lower/lower.h"
+#include "lower/realops.h"
+
+typedef struct rf_fft_ctx {
+    rf_lowering *L;
+    rf_dtype dt; /* working real dtype of the parts and the constants */
+    int oom;
+} rf_fft_ctx;
+
+/* A constant of the new graph; NULL data (a failed allocation) marks the build out of memory. */
+static inline rf_value *rf_fft_const(rf_fft_ctx *f, const char *hint, rf_dtype dt, int rank, const int64_t *dims,
+                                     const double *data) {
+    if (!data) {
+        f->oom = 1;
+        return NULL;
+    }
+    return rf_b_constant(f->L, hint, dt, rank, dims, data);
+}
+
+/* x * k for a constant k; NULL when either is missing (the build has failed). */
+static inline rf_value *rf_fft_mul_const(rf_lowering *L, rf_value *x, rf_value *k) {
+    return (x && k) ? rf_b_mul(L, rf_val(x), rf_val(k)).v : NULL;
+}
+
+#endif

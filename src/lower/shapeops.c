@@ -1,0 +1,148 @@
+/* Views and reorderings (transpose, flip, (un)squeeze, (un)flatten), matmul
+ * and gathers, each with its output shape worked out here. A NULL operand
+ * gives NULL, so a chain of them stops at the first missing value. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower/realops.h"
+
+/* Room for the few dims a transform adds (split axis, factors) to a tensor of rank < RF_MAX_RANK. */
+#define CAP (RF_MAX_RANK + 8)
+
+static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
+
+/* A known rank that leaves room for `extra` more dims. */
+static int rank_ok(rf_lowering *L, const rf_value *x, const char *op, int extra) {
+    if (x->rank >= 0 && x->rank + extra <= CAP) return 1;
+    rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", op, CAP - extra);
+    return 0;
+}
+
+rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size) {
+    if (!x) return NULL;
+    int64_t have = x->dims[norm_dim(dim, x->rank)].size;
+    if (have == size) return x;
+    if (have > size) return rf_b_slice(L, x, dim, 0, size);
+    return rf_b_pad_dim(L, x, dim, 0, size - have, 0.0);
+}
+
+/* Emits the dims normalised. */
+rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1) {
+    if (!x) return NULL;
+    d0 = norm_dim(d0, x->rank);
+    d1 = norm_dim(d1, x->rank);
+    if (d0 == d1) return x;
+    if (!rank_ok(L, x, "transpose", 0)) return NULL;
+    rf_dim d[CAP];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    rf_dim t = d[d0];
+    d[d0] = d[d1];
+    d[d1] = t;
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim0", rf_attr_int(d0)}, {"dim1", rf_attr_int(d1)}};
+    return rf_b_op(L, "aten.transpose.int", 3, args, x->dtype, x->rank, d, "_tr");
+}
+
+rf_value *rf_b_flip(rf_lowering *L, rf_value *x, int64_t dim) {
+    if (!x) return NULL;
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dims", rf_attr_ints(rf_out_graph(L), 1, &dim)}};
+    return rf_b_op(L, "aten.flip.default", 2, args, x->dtype, x->rank, x->dims, "_flip");
+}
+
+rf_value *rf_b_unsqueeze(rf_lowering *L, rf_value *x, int64_t dim) {
+    if (!x || !rank_ok(L, x, "unsqueeze", 1)) return NULL;
+    int64_t p = dim < 0 ? dim + x->rank + 1 : dim;
+    rf_dim d[CAP];
+    for (int i = 0, j = 0; i <= x->rank; i++) d[i] = i == p ? (rf_dim){1, NULL} : x->dims[j++];
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}};
+    return rf_b_op(L, "aten.unsqueeze.default", 2, args, x->dtype, x->rank + 1, d, "_unsq");
+}
+
+rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim) {
+    if (!x || !rank_ok(L, x, "squeeze", 0)) return NULL;
+    int64_t p = norm_dim(dim, x->rank);
+    rf_dim d[CAP];
+    int r = 0;
+    for (int i = 0; i < x->rank; i++)
+        if (i != p || x->dims[i].sym || x->dims[i].size != 1) d[r++] = x->dims[i];
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}};
+    return rf_b_op(L, "aten.squeeze.dim", 2, args, x->dtype, r, d, "_sq");
+}
+
+rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, const int64_t *sizes) {
+    if (!x || !rank_ok(L, x, "unflatten", (int)n)) return NULL;
+    int64_t p = norm_dim(dim, x->rank);
+    rf_dim d[CAP];
+    int r = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (i != p) {
+            d[r++] = x->dims[i];
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) d[r++] = (rf_dim){sizes[k], NULL};
+    }
+    rf_arg args[3] = {{"self", rf_attr_ref(x)},
+                      {"dim", rf_attr_int(dim)},
+                      {"sizes", rf_attr_ints(rf_out_graph(L), n, sizes)}};
+    return rf_b_op(L, "aten.unflatten.int", 3, args, x->dtype, r, d, "_unfl");
+}
+
+rf_value *rf_b_flatten(rf_lowering *L, rf_value *x, int64_t start, int64_t end) {
+    if (!x || !rank_ok(L, x, "flatten", 0)) return NULL;
+    int64_t s = norm_dim(start, x->rank), e = norm_dim(end, x->rank);
+    rf_dim d[CAP];
+    int r = 0;
+    char sym[256] = "";
+    int64_t size = 1;
+    int symbolic = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (i < s || i > e) {
+            d[r++] = x->dims[i];
+            continue;
+        }
+        size_t used = strlen(sym);
+        if (x->dims[i].sym) symbolic = 1;
+        if (x->dims[i].sym) snprintf(sym + used, sizeof sym - used, "%s(%s)", used ? "*" : "", x->dims[i].sym);
+        else snprintf(sym + used, sizeof sym - used, "%s%lld", used ? "*" : "", (long long)x->dims[i].size);
+        size *= x->dims[i].size;
+        if (i == e) d[r++] = (rf_dim){symbolic ? 0 : size, symbolic ? sym : NULL};
+    }
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"start_dim", rf_attr_int(start)}, {"end_dim", rf_attr_int(end)}};
+    return rf_b_op(L, "aten.flatten.using_ints", 3, args, x->dtype, r, d, "_flat");
+}
+
+/* Numpy's rule: a 1-D operand is a row (a) or a column (b) vector, dropped from the result. */
+rf_value *rf_b_matmul(rf_lowering *L, rf_value *a, rf_value *b) {
+    if (!a || !b) return NULL;
+    if (a->rank < 1 || b->rank < 1 || !rank_ok(L, a, "matmul", 0) || !rank_ok(L, b, "matmul", 0)) {
+        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "matmul builder: operands of known rank >= 1 expected");
+        return NULL;
+    }
+    rf_dim d[CAP];
+    int r = 0;
+    if (a->rank == 1 || b->rank == 1) { /* the other operand's batch dims, then its kept matrix dim */
+        const rf_value *m = a->rank == 1 ? b : a;
+        for (int i = 0; i < m->rank - 2; i++) d[r++] = m->dims[i];
+        if (a->rank == 1 && b->rank >= 2) d[r++] = b->dims[b->rank - 1];
+        if (b->rank == 1 && a->rank >= 2) d[r++] = a->dims[a->rank - 2];
+    } else {
+        r = a->rank > b->rank ? a->rank : b->rank;
+        for (int i = 0; i < r - 2; i++) { /* batch dims, right-aligned; a 1 stretches */
+            int ia = i - (r - a->rank), ib = i - (r - b->rank);
+            const rf_dim *da = ia >= 0 ? &a->dims[ia] : NULL, *db = ib >= 0 ? &b->dims[ib] : NULL;
+            d[i] = (!da || (db && !da->sym && da->size == 1)) ? *db : *da;
+        }
+        d[r - 2] = a->dims[a->rank - 2];
+        d[r - 1] = b->dims[b->rank - 1];
+    }
+    rf_arg args[2] = {{"self", rf_attr_ref(a)}, {"other", rf_attr_ref(b)}};
+    return rf_b_op(L, "aten.matmul.default", 2, args, a->dtype, r, d, "_mm");
+}
+
+rf_value *rf_b_index_select(rf_lowering *L, rf_value *x, int64_t dim, rf_value *index) {
+    if (!x || !index || !rank_ok(L, x, "index_select", 0)) return NULL;
+    rf_dim d[CAP];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    d[norm_dim(dim, x->rank)] = index->rank == 1 ? index->dims[0] : (rf_dim){1, NULL};
+    rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}, {"index", rf_attr_ref(index)}};
+    return rf_b_op(L, "aten.index_select.default", 3, args, x->dtype, x->rank, d, "_gather");
+}
