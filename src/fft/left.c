@@ -110,8 +110,12 @@ static rf_value *unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) {
         snprintf(name, sizeof name, "unpack%lld_index", (long long)n);
         rf_value *g = rf_b_index_select(f->L, p, p->rank - 1, rf_fft_const(f, name, RF_DT_I64, 1, &len, idx));
         rf_dim sizes[2] = {{2, NULL}, {m, NULL}};
-        snprintf(name, sizeof name, "unpack%lld_mask", (long long)n);
-        out = rf_fft_mul_const(f->L, unflatten_last(f->L, g, 2, sizes), rf_fft_const(f, name, f->dt, 2, mdims, mask));
+        snprintf(name, sizeof name, "unpack%lld_keep", (long long)n);
+        rf_value *keep = rf_fft_const(f, name, RF_DT_BOOL, 2, mdims, mask);
+        /* a where, not a multiply by a 0/1 mask: x * 0 is -0 for a negative x, and
+         * torch's DC and Nyquist bins have an imaginary part of +0 */
+        rf_value *u = unflatten_last(f->L, g, 2, sizes);
+        out = u ? rf_b_where(f->L, keep, rf_val(u), rf_num(0.0)).v : NULL;
     }
     free(idx);
     free(mask);

@@ -79,7 +79,7 @@ rf_value *rf_b_tensor_of(rf_lowering *L, rf_rv x, rf_dtype dt) { return x.v ? x.
 rf_rv rf_b_where(rf_lowering *L, rf_value *cond, rf_rv x, rf_rv y) {
     rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F32;
     if (!x.v && !y.v) {
-        if (x.s == y.s || (isnan(x.s) && isnan(y.s))) return x;
+        if ((x.s == y.s && signbit(x.s) == signbit(y.s)) || (isnan(x.s) && isnan(y.s))) return x;
         dt = RF_DT_F32;
     }
     const char *names[3] = {"condition", "self", "other"};

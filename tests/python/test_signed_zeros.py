@@ -66,3 +66,20 @@ def test_sign_of_zero_matches_eager(producer: str, consumer: str) -> None:
         ok = _signs_equal(g, w)
         bad = [(REALS[i], g[i].item(), w[i].item()) for i in range(len(REALS)) if not ok[i]]
         assert not bad, f"{producer} -> {consumer}: (input, realify, eager) {bad}"
+
+
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 8])
+def test_rfft_dc_and_nyquist_have_positive_zero_imaginary_parts(n: int) -> None:
+    """torch.fft.rfft(tensor([[-1., -2., .5]])).angle() is +pi in eager: the DC bin's imaginary part is +0."""
+    x = -torch.arange(1.0, n + 1).reshape(1, n)
+
+    def fn(t: torch.Tensor) -> torch.Tensor:
+        return torch.fft.rfft(t)
+
+    low = realify.lower(make_fx(fn)(x))
+    got = torch.view_as_complex(low(x))
+    want = fn(x)
+    assert torch.equal(torch.signbit(got.imag[..., 0]), torch.signbit(want.imag[..., 0]))
+    if n % 2 == 0:
+        assert torch.equal(torch.signbit(got.imag[..., -1]), torch.signbit(want.imag[..., -1]))
+    torch.testing.assert_close(got.angle()[..., 0], want.angle()[..., 0], rtol=0, atol=0)
