@@ -29,6 +29,8 @@ rf_rule_fn rf_rule_lookup(const char *op) {
     return NULL;
 }
 
+int rf_rule_exists(const char *op) { return op && rf_rule_lookup(op) != NULL; }
+
 size_t rf_rule_count(void) {
     size_t n = 0;
     for (size_t f = 0; f < NFAMILIES; f++)
