@@ -1,8 +1,10 @@
 """Self-describing lowered artifacts: save a lowered ExportedProgram as .pt2 or ONNX with its complex signature,
 and load either back as a callable that takes and returns complex tensors.
 
-The signature record is JSON. In a .pt2 it is the extra file `realify/signature.json` (torch.export.save's
-`extra_files`); in ONNX it is the `metadata_props` entry `realify.signature`.
+The signature record is JSON. In a .pt2 written by realify.save it is the extra file `realify/signature.json`
+(torch.export.save's `extra_files`); every program realify.lower returns also carries it in the custom metadata of
+its first op node, which torch.export.save keeps, so a plain torch.export.save is self-describing too. In ONNX it is
+the `metadata_props` entry `realify.signature`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .runtime import pack, unpack
 RECORD_FORMAT = "realify.signature/1"
 PT2_EXTRA_FILE = "realify/signature.json"
 ONNX_KEY = "realify.signature"
+NODE_META_KEY = "realify.signature"  # in node.meta["custom"] of the lowered program's first op node
 CONVENTION = (
     "a complex tensor of shape S crosses the lowered program as a real tensor of shape S+(2,) in "
     "torch.view_as_real layout: [..., 0] is the real part, [..., 1] the imaginary part"
@@ -81,6 +84,21 @@ def signature_record(ep: torch.export.ExportedProgram) -> dict[str, Any]:
     }
 
 
+def attach_signature(ep: torch.export.ExportedProgram) -> None:
+    """Store the record in the program itself, where torch.export.save/load keep it."""
+    node = next((n for n in ep.graph.nodes if n.op == "call_function"), None)
+    if node is not None:
+        node.meta.setdefault("custom", {})[NODE_META_KEY] = json.dumps(signature_record(ep))
+
+
+def _graph_record_text(ep: torch.export.ExportedProgram) -> str | None:
+    for n in ep.graph.nodes:
+        text = (n.meta.get("custom") or {}).get(NODE_META_KEY)
+        if text:
+            return text
+    return None
+
+
 def signature_from_record(record: dict[str, Any]) -> Signature:
     if record.get("format") != RECORD_FORMAT:
         raise ValueError(f"unknown realify signature format {record.get('format')!r} (expected {RECORD_FORMAT})")
@@ -136,8 +154,8 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         text = meta.get(ONNX_KEY)
     else:
         extra = {PT2_EXTRA_FILE: ""}
-        torch.export.load(p, extra_files=extra)
-        text = extra[PT2_EXTRA_FILE] or None
+        ep = torch.export.load(p, extra_files=extra)
+        text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
     if text is None:
         raise ValueError(f"{p} carries no realify signature (write it with `realify lower` or realify.save)")
     return json.loads(text)
@@ -169,7 +187,8 @@ class ComplexProgram:
 def _load_pt2(path: str) -> ComplexProgram:
     extra = {PT2_EXTRA_FILE: ""}
     ep = torch.export.load(path, extra_files=extra)
-    if not extra[PT2_EXTRA_FILE]:
+    text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
+    if not text:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
     module = ep.module()
 
@@ -177,7 +196,7 @@ def _load_pt2(path: str) -> ComplexProgram:
         args, kwargs = pytree.tree_unflatten(flat, spec)
         return pytree.tree_flatten(module(*args, **kwargs))
 
-    prog = ComplexProgram(json.loads(extra[PT2_EXTRA_FILE]), run, path)
+    prog = ComplexProgram(json.loads(text), run, path)
     prog.exported_program = ep  # type: ignore[attr-defined]
     return prog
 

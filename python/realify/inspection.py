@@ -61,6 +61,11 @@ def inspect_graph(gm: fx.GraphModule, *, targets: bool = True) -> dict[str, Any]
         "lowering": _try_lower(t),
     }
     result["targets"] = _try_targets(gm) if targets and result["lowering"]["ok"] else None
+    if result["targets"] is None:
+        result["targets_skipped"] = (
+            "lowering fails" if not result["lowering"]["ok"] else "not asked" if not targets
+            else "this build's realify.lower has no target= option"
+        )
     return result
 
 
@@ -121,8 +126,7 @@ def format_inspection(r: dict[str, Any]) -> str:
         out.append(f"lowering: fails at {low['op']} (node {low['node']!r}): {low['code']}: {low['message']}; "
                    f"at {low['source'] or 'no source line recorded'}")
     if r["targets"] is None:
-        why = "lowering fails" if not low["ok"] else "this build's realify.lower has no target= option"
-        out.append(f"targets: not checked ({why})")
+        out.append(f"targets: not checked ({r['targets_skipped']})")
     else:
         out.append("targets:")
         out += [f"  {name}: {verdict}" for name, verdict in r["targets"].items()]

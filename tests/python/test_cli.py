@@ -198,20 +198,34 @@ def test_lowered_files_load_in_fresh_process(work: dict[str, Any]) -> None:
     _ok(work["runs"]["cio_pt2"])
     _ok(work["runs"]["cio_onnx"])
     torch.save(work["args"]["cio"], d / "cio_in.pt")
+    # the Python API, saved with plain torch.export.save: the signature rides in the graph's node metadata
+    torch.export.save(realify.lower(torch.export.load(d / "cio.pt2")), d / "cio_plain.pt2")
     script = (
         "import torch, realify\n"
         "z, x = torch.load('cio_in.pt')\n"
-        "res = {p: realify.load(p)(z, x) for p in ('cio_low.pt2', 'cio.onnx')}\n"
+        "res = {p: realify.load(p)(z, x) for p in ('cio_low.pt2', 'cio.onnx', 'cio_plain.pt2')}\n"
         "torch.save(res, 'loaded_out.pt')\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], cwd=d, env=_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     ref = MODELS["cio"](*work["args"]["cio"])
-    for path, (y, a) in torch.load(d / "loaded_out.pt").items():
+    loaded = torch.load(d / "loaded_out.pt")
+    assert len(loaded) == 3
+    for path, (y, a) in loaded.items():
         assert y.dtype == torch.complex64 and a.dtype == torch.float32, path
         torch.testing.assert_close(y, ref[0], rtol=1e-5, atol=1e-6, msg=path)
         torch.testing.assert_close(a, ref[1], rtol=1e-5, atol=1e-6, msg=path)
+
+
+def test_load_refuses_files_without_signature_and_real_args(work: dict[str, Any]) -> None:
+    d = work["dir"]
+    with pytest.raises(ValueError, match="carries no realify signature"):
+        realify.load(d / "cio.pt2")  # the original program: nothing realify wrote
+    _ok(work["runs"]["cio_pt2"])
+    z, x = work["args"]["cio"]
+    with pytest.raises(TypeError, match=r"input 0 \(z\) must be a complex64 tensor"):
+        realify.load(d / "cio_low.pt2")(torch.view_as_real(z), x)
 
 
 def test_verify_failure_exits_1(work: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
