@@ -162,6 +162,10 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     from .lower import lower
 
     out_ext = os.path.splitext(args.output)[1].lower()
+    report.update(input=args.input, output=args.output, format=out_ext[1:] or None,
+                  options={"truncate_double": args.truncate_double, "target": args.target, "fft": args.fft,
+                           "opset": args.opset},
+                  analysis=None, nodes_before=None, nodes_after=None, signature=None, verify=None)
     if out_ext not in (".pt2", ".onnx"):
         raise CliError(f"{args.output}: the output must end in .pt2 or .onnx")
     if args.opset is not None and out_ext != ".onnx":
@@ -169,10 +173,9 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     out_dir = os.path.dirname(os.path.abspath(args.output))
     if not os.path.isdir(out_dir):
         raise CliError(f"{args.output}: the folder {out_dir} does not exist")
+    if (args.inputs or args.tol is not None) and not args.verify:
+        raise CliError("--inputs and --tol apply with --verify only")
     kw = _lower_options(args)
-    report.update(input=args.input, output=args.output, format=out_ext[1:],
-                  options={"truncate_double": args.truncate_double, "target": kw.get("target"),
-                           "fft": kw.get("fft"), "opset": args.opset})
     times = report["timings_s"]
     t = time.perf_counter()
     progress(f"loading {args.input}")

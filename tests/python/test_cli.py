@@ -238,12 +238,22 @@ def test_verify_failure_exits_1(work: dict[str, Any], capsys: pytest.CaptureFixt
     assert rep["status"] == "verify_failed" and rep["exit_code"] == 1 and not rep["verify"]["passed"]
 
 
+def test_report_of_a_failed_run_has_every_field(work: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    d = work["dir"]
+    code, err = _main(capsys, "lower", str(d / "nope.pt2"), "-o", str(d / "x.onnx"), "-q", "--report",
+                      str(d / "err.json"))
+    rep = json.loads((d / "err.json").read_text())
+    assert code == 2 and REPORT_FIELDS <= set(rep), REPORT_FIELDS - set(rep)
+    assert rep["status"] == "error" and rep["exit_code"] == 2 and rep["error"] in err and rep["verify"] is None
+
+
 @pytest.mark.parametrize("argv, message", [
     (["lower", "{d}/nope.pt2", "-o", "{d}/x.pt2"], "{d}/nope.pt2: no such file"),
     (["inspect", "{d}"], "{d}: is a directory"),
     (["lower", "{d}/cio.pt2", "-o", "{d}/x.txt"], "the output must end in .pt2 or .onnx"),
     (["lower", "{d}/cio.pt2", "-o", "{d}/no/such/dir/x.pt2"], "does not exist"),
     (["lower", "{d}/cio.pt2", "-o", "{d}/x.pt2", "--opset", "18"], "--opset applies to ONNX output only"),
+    (["lower", "{d}/cio.pt2", "-o", "{d}/x.pt2", "--inputs", "{d}/rope_in.pt"], "apply with --verify only"),
     (["lower", "{d}/cio.pt2", "-o", "{d}/x.pt2", "--verify", "--inputs", "{d}/none.pt"], "{d}/none.pt: no such file"),
     (["lower", "{d}/cio.pt2", "-o", "{d}/x.pt2", "--verify", "--inputs", "{d}/corrupt.pt2"], "cannot read the inputs"),
 ])
