@@ -16,6 +16,7 @@ import pytest
 import realify
 import torch
 from realify import cli
+from realify.artifact import read_record
 from realify.inspection import lower_accepts
 from realify.models import llama3
 
@@ -130,6 +131,7 @@ def test_lower_pt2_with_complex_io_verifies_and_prints_json(work: dict[str, Any]
     assert ins == [(0, "complex64", "float32")]
     assert [b["position"] for b in sig["outputs"]] == [0]
     assert rep["verify"]["passed"] and len(rep["verify"]["outputs"]) == 2
+    assert read_record(work["dir"] / "cio_low.pt2") == sig  # the .pt2 carries what the report says
     assert all(o["max_rel"] <= o["tol"] for o in rep["verify"]["outputs"])
 
 
