@@ -60,6 +60,9 @@ char *rf_print(const rf_graph *g);
 void rf_string_free(char *s);
 void rf_graph_free(rf_graph *g);
 size_t rf_graph_node_count(const rf_graph *g);
+/* Node i's op, and the name of its first result ("" when it has none); NULL past the end. */
+const char *rf_graph_node_op(const rf_graph *g, size_t i);
+const char *rf_graph_node_name(const rf_graph *g, size_t i);
 
 /* Detection. */
 rf_analysis *rf_analyze(const rf_graph *g);
@@ -71,6 +74,8 @@ size_t rf_analysis_complex_inputs(const rf_analysis *a, const size_t **indices);
 size_t rf_analysis_complex_consts(const rf_analysis *a, const size_t **indices);
 size_t rf_analysis_complex_outputs(const rf_analysis *a, const size_t **indices);
 char *rf_analysis_print(const rf_analysis *a);
+/* Indices of the nodes that read or produce a complex value (the ones lowering rewrites), in graph order. */
+size_t rf_analysis_complex_nodes(const rf_analysis *a, const size_t **indices);
 
 /* Lowering: builds a new graph; `in` is never modified. Inputs, constants and
  * outputs that were complex carry a `!cNN` mark in the new graph. */
@@ -80,6 +85,8 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
 /* Rule table introspection: names of ops with a rule, NULL past the end. */
 const char *rf_rule_name(size_t i);
 size_t rf_rule_count(void);
+/* 1 when the rule table has a rule for op. */
+int rf_rule_exists(const char *op);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 """realify: rewrite complex-valued PyTorch graphs into equivalent real-only graphs."""
 
 from ._core import version as core_version
+from .artifact import load, save
 from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, UnsupportedOpError
 from .lower import Boundary, LoweringReport, Signature, check_real_only, lower, lower_graph_module
 
@@ -16,6 +17,8 @@ __all__ = [
     "UnsupportedOpError",
     "check_real_only",
     "core_version",
+    "load",
     "lower",
     "lower_graph_module",
+    "save",
 ]

@@ -56,4 +56,7 @@ def lower_exported_program(
     dyn = _dynamic_shapes(gm, flat, spec)
     ep2 = torch.export.export(new_gm, tuple(real_args), kwargs=real_kwargs, dynamic_shapes=dyn, strict=False)
     ep2.graph_module.meta["realify_report"] = report
+    from .artifact import attach_signature
+
+    attach_signature(ep2)  # so that a plain torch.export.save of ep2 is self-describing too
     return ep2

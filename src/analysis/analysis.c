@@ -19,6 +19,8 @@ struct rf_analysis {
     size_t ncomplex;
     size_t nin, nconst, nout;
     size_t *in_idx, *const_idx, *out_idx;
+    size_t ncnodes;
+    size_t *cnode_idx; /* nodes that touch a complex value, in graph order */
     size_t nsub;
     subgraph *subs;
 };
@@ -90,10 +92,12 @@ rf_analysis *rf_analyze(const rf_graph *g) {
     for (size_t i = 0; i < nv; i++) parent[i] = i;
     char *is_cnode = calloc(g->nnodes + 1, 1);
     size_t *anchor = calloc(g->nnodes + 1, sizeof(size_t));
+    a->cnode_idx = malloc((g->nnodes + 1) * sizeof(size_t));
     for (size_t i = 0; i < g->nnodes; i++) {
         const rf_node *n = g->nodes[i];
         if (!rf_node_touches_complex(n)) continue;
         is_cnode[i] = 1;
+        a->cnode_idx[a->ncnodes++] = i;
         size_t nin;
         const rf_value **ins = node_inputs(n, &nin);
         size_t first = n->nouts ? n->outs[0]->id : (nin ? ins[0]->id : 0);
@@ -164,6 +168,7 @@ void rf_analysis_free(rf_analysis *a) {
     free(a->in_idx);
     free(a->const_idx);
     free(a->out_idx);
+    free(a->cnode_idx);
     free(a);
 }
 
@@ -183,6 +188,11 @@ size_t rf_analysis_complex_consts(const rf_analysis *a, const size_t **indices) 
 size_t rf_analysis_complex_outputs(const rf_analysis *a, const size_t **indices) {
     *indices = a->out_idx;
     return a->nout;
+}
+
+size_t rf_analysis_complex_nodes(const rf_analysis *a, const size_t **indices) {
+    *indices = a->cnode_idx;
+    return a->ncnodes;
 }
 
 static void print_values(rf_strbuf *sb, const char *label, const rf_value *const *vals, size_t n) {

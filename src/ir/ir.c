@@ -166,6 +166,13 @@ void rf_graph_free(rf_graph *g) {
 
 size_t rf_graph_node_count(const rf_graph *g) { return g->nnodes; }
 
+const char *rf_graph_node_op(const rf_graph *g, size_t i) { return i < g->nnodes ? g->nodes[i]->op : NULL; }
+
+const char *rf_graph_node_name(const rf_graph *g, size_t i) {
+    if (i >= g->nnodes) return NULL;
+    return g->nodes[i]->nouts ? g->nodes[i]->outs[0]->name : "";
+}
+
 #define GROW(g, arr, count, cap)                                                   \
     do {                                                                           \
         if ((count) == (cap)) {                                                    \

@@ -65,6 +65,8 @@ const rf_rule_entry *rf_rule_find(const char *op) {
     return NULL;
 }
 
+int rf_rule_exists(const char *op) { return op && rf_rule_find(op) != NULL; }
+
 size_t rf_rule_count(void) { return rf_rule_table_problem() ? 0 : table.count; }
 
 const char *rf_rule_name(size_t i) { return i < rf_rule_count() ? table.rows[i]->op : NULL; }

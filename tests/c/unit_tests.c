@@ -168,6 +168,12 @@ static void test_analysis(void) {
     CHECK(rf_analysis_subgraph_count(a) == 1);
     CHECK(rf_analysis_complex_inputs(a, &idx) == 1 && idx[0] == 1);
     CHECK(rf_analysis_complex_outputs(a, &idx) == 0);
+    /* view_as_complex, the view of freqs, the mul and view_as_real touch complex; the two real views do not */
+    CHECK(rf_analysis_complex_nodes(a, &idx) == 4 && idx[0] == 1 && idx[3] == 4);
+    CHECK(strcmp(rf_graph_node_op(g, idx[2]), "aten.mul.Tensor") == 0);
+    CHECK(strcmp(rf_graph_node_name(g, idx[2]), "m") == 0);
+    CHECK(rf_graph_node_op(g, rf_graph_node_count(g)) == NULL && rf_graph_node_name(g, 99) == NULL);
+    CHECK(rf_rule_exists("aten.mul.Tensor") && !rf_rule_exists("aten.no_such_op.default") && !rf_rule_exists(NULL));
     char *s = rf_analysis_print(a);
     CHECK(strstr(s, "entry: %r:f32 %freqs:c64") != NULL);
     CHECK(strstr(s, "exit: %vr:f32") != NULL);
