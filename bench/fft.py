@@ -9,6 +9,7 @@ Implementations:
   torch.fft          the eager op (cuFFT on CUDA, pocketfft on CPU)
   realify+inductor   make_fx -> realify.lower -> torch.compile(backend="inductor") of the real-only graph
   realify+eager      the same lowered graph, run eagerly
+  realify native+inductor  fft="native": realify.fft_* operators (the platform FFT) under Inductor
   naive matmul       one dense DFT matrix per transformed axis (skipped when the matrix would not fit)
 
     python bench/fft.py                 # CUDA if available; prints a table
@@ -159,6 +160,15 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
         ms = time_ms(lambda: compiled(real_x), device, **t)
         gms = graph_time_ms(lambda: compiled(real_x), device)
         results.append(Result(case.name, shape, "realify+inductor", ms, err, kernels, graph_ms=gms))
+        # fft="native": realify.fft_* operators over cuFFT/pocketfft, what the backend picks for Inductor
+        native = realify.lower(make_fx(case.fn)(x), fft="native").to(device)
+        torch._dynamo.reset()
+        compiled = torch.compile(native, backend="inductor", dynamic=False)
+        kernels = kernel_count(lambda: compiled(real_x))
+        err = rel_err(as_complex(compiled(real_x)), ref)
+        ms = time_ms(lambda: compiled(real_x), device, **t)
+        gms = graph_time_ms(lambda: compiled(real_x), device)
+        results.append(Result(case.name, shape, "realify native+inductor", ms, err, kernels, graph_ms=gms))
 
     if case.naive_bytes > args.naive_max_bytes:
         note = f"DFT matrices need {case.naive_bytes / 2**30:.1f} GiB > --naive-max-bytes"
