@@ -43,7 +43,20 @@ typedef struct rf_lower_options {
     int truncate_double;  /* complex128 lowers to float32 instead of float64 */
     int cleanup;          /* run the peephole and dead-node passes (default 1) */
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
+    unsigned planar;      /* RF_PLANAR_* flags: which boundaries may be planar (default 0: none) */
 } rf_lower_options;
+
+/* Planar boundaries. A complex buffer/constant or input that the lowered graph
+ * reads only as its two parts may cross as one real [2, ...] tensor whose [0]
+ * (real) and [1] (imaginary) slices are contiguous, instead of [..., 2]. Such a
+ * value carries `!cNN planar` in the text IR. Parameters stay [..., 2] (they
+ * must remain views of the caller's storage). An input is made planar only when
+ * it is read like a table (broadcast against larger operands, as freqs_cis is),
+ * so the caller's one-time split pays off. */
+enum {
+    RF_PLANAR_CONSTS = 1u << 0, /* buffers and constants */
+    RF_PLANAR_INPUTS = 1u << 1, /* graph inputs */
+};
 
 const char *rf_status_name(rf_status s);
 

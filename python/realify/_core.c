@@ -26,16 +26,19 @@ static PyObject *take_string(char *s) {
 
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"text", "truncate_double", "cleanup", NULL};
+    static char *kwlist[] = {"text", "truncate_double", "cleanup", "planar", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pp", kwlist, &text, &truncate_double, &cleanup)) return NULL;
+    unsigned int planar = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppI", kwlist, &text, &truncate_double, &cleanup, &planar))
+        return NULL;
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_lower_options opt;
     rf_lower_options_init(&opt);
     opt.truncate_double = truncate_double;
     opt.cleanup = cleanup;
+    opt.planar = planar;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;
@@ -109,7 +112,7 @@ static PyObject *py_rules(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
-     "lower(text, truncate_double=False, cleanup=True) -> str: lowered text IR"},
+     "lower(text, truncate_double=False, cleanup=True, planar=0) -> str: lowered text IR (planar: RF_PLANAR_* flags)"},
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(text) -> str: parse and print"},
     {"rules", py_rules, METH_NOARGS, "rules() -> list[str]: ops with a lowering rule"},

@@ -8,7 +8,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from .lower import lower_graph_module, module_check_guards_kwargs
+from .lower import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
 from .runtime import unpack
 
 
@@ -43,9 +43,9 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
     return tuple(arg_specs)
 
 
-def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double: bool = False, planar: int = 0) -> Any:
     gm = ep.module(**module_check_guards_kwargs())
-    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
+    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double, planar=planar & PLANAR_CONSTS)
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))
     packed = {int(b.position): b.real_dtype for b in report.signature.inputs}
