@@ -44,6 +44,8 @@ typedef struct rf_lower_options {
     int cleanup;          /* run the peephole and dead-node passes (default 1) */
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
     unsigned planar;      /* RF_PLANAR_* flags: which boundaries may be planar (default 0: none) */
+    int rotary_op;        /* RoPE (complex multiply of interleaved pairs by a per-position table) as one
+                             realify.rotary_embedding op, for targets with a fused rotary kernel (default 0) */
 } rf_lower_options;
 
 /* Planar boundaries. A complex buffer/constant or input that the lowered graph

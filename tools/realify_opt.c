@@ -66,12 +66,13 @@ static char *read_all(FILE *f) {
 
 static int usage(void) {
     fputs("usage: realify-opt [--analyze | --print | --list-rules] [--truncate-double] [--no-cleanup] [--planar-consts] [--planar-inputs]\n"
-          "                   [FILE]\n"
+          "                   [--rotary-op] [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
           "  --list-rules  print the ops that have a lowering rule\n"
           "  --planar-consts, --planar-inputs  let buffers/constants, inputs cross as planar [2, ...]\n"
+          "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
           "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n",
           stderr);
     return 2;
@@ -90,6 +91,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--no-cleanup") == 0) opt.cleanup = 0;
         else if (strcmp(argv[i], "--planar-consts") == 0) opt.planar |= RF_PLANAR_CONSTS;
         else if (strcmp(argv[i], "--planar-inputs") == 0) opt.planar |= RF_PLANAR_INPUTS;
+        else if (strcmp(argv[i], "--rotary-op") == 0) opt.rotary_op = 1;
         else if (strcmp(argv[i], "--list-rules") == 0) {
             for (size_t k = 0; k < rf_rule_count(); k++) puts(rf_rule_name(k));
             return 0;

@@ -26,11 +26,13 @@ static PyObject *take_string(char *s) {
 
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"text", "truncate_double", "cleanup", "planar", NULL};
+    static char *kwlist[] = {"text", "truncate_double", "cleanup", "planar", "rotary_op", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1;
     unsigned int planar = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppI", kwlist, &text, &truncate_double, &cleanup, &planar))
+    int rotary_op = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppIp", kwlist, &text, &truncate_double, &cleanup, &planar,
+                                     &rotary_op))
         return NULL;
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
@@ -39,6 +41,7 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.truncate_double = truncate_double;
     opt.cleanup = cleanup;
     opt.planar = planar;
+    opt.rotary_op = rotary_op;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;
@@ -112,7 +115,7 @@ static PyObject *py_rules(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
-     "lower(text, truncate_double=False, cleanup=True, planar=0) -> str: lowered text IR (planar: RF_PLANAR_* flags)"},
+     "lower(text, truncate_double=False, cleanup=True, planar=0, rotary_op=False) -> str: lowered text IR (planar: RF_PLANAR_* flags)"},
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(text) -> str: parse and print"},
     {"rules", py_rules, METH_NOARGS, "rules() -> list[str]: ops with a lowering rule"},

@@ -12,6 +12,7 @@ import torch.fx as fx
 from torch.utils import _pytree as pytree
 
 from . import _core
+from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
@@ -59,7 +60,11 @@ PLANAR_INPUTS = 2
 
 
 def lower(
-    model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False, planar: bool = False
+    model: fx.GraphModule | torch.export.ExportedProgram,
+    *,
+    truncate_double: bool = False,
+    planar: bool = False,
+    rotary_op: bool = False,
 ) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
@@ -70,14 +75,17 @@ def lower(
     graph reads only as its real and imaginary parts (RoPE's freqs_cis) becomes
     one contiguous real tensor of shape (2,)+S instead, folded once here, so the
     kernels that read it read contiguous cos and sin (the C core decides which).
+    With `rotary_op=True`, each RoPE (interleaved pairs times a per-position table)
+    becomes one realify.rotary_embedding op, which exports to ONNX RotaryEmbedding
+    (opset >= 23; see realify.rotary).
     """
     flags = PLANAR_CONSTS if planar else 0
     if isinstance(model, torch.export.ExportedProgram):
         from ._export import lower_exported_program
 
-        return lower_exported_program(model, truncate_double=truncate_double, planar=flags)
+        return lower_exported_program(model, truncate_double=truncate_double, planar=flags, rotary_op=rotary_op)
     if isinstance(model, fx.GraphModule):
-        return lower_graph_module(model, truncate_double=truncate_double, planar=flags)[0]
+        return lower_graph_module(model, truncate_double=truncate_double, planar=flags, rotary_op=rotary_op)[0]
     raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
@@ -234,13 +242,14 @@ def check_real_only(gm: fx.GraphModule) -> None:
 
 
 def lower_graph_module(
-    gm: fx.GraphModule, *, truncate_double: bool = False, planar: int = 0
+    gm: fx.GraphModule, *, truncate_double: bool = False, planar: int = 0, rotary_op: bool = False
 ) -> tuple[fx.GraphModule, LoweringReport]:
-    """`planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C core may lay out [2, ...]."""
+    """`planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C core may lay out [2, ...];
+    `rotary_op`: RoPE as realify.rotary_embedding ops."""
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
-        out_text = _core.lower(t.text, truncate_double=truncate_double, planar=planar)
+        out_text = _core.lower(t.text, truncate_double=truncate_double, planar=planar, rotary_op=rotary_op)
     except _core.LowerError as err:
         _raise_lower_error(err, t)
         raise

@@ -83,6 +83,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->cleanup = 1;
     opt->division = RF_DIV_C10;
     opt->planar = 0;
+    opt->rotary_op = 0;
 }
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
