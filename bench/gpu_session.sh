@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|llama|fft|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|ropex|ropecode|llama|fft|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 python3 -m pip install -q --no-build-isolation --no-deps -e . > "$out/install.log" 2>&1 \
@@ -11,8 +11,9 @@ for step in "$@"; do
   echo "=== $step"
   case $step in
     tests) python3 -m pytest -q -p no:cacheprovider tests/python --ignore=tests/python/test_bench_scripts.py 2>&1 | tail -25 ;;
-    rope) python3 bench/rope.py --json "$out/rope.json" 2>&1 | grep -v Warning ;;
-    ropecode) TORCH_LOGS=output_code python3 bench/rope.py --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
+    rope) python3 bench/rope.py --cases prefill,decode --json "$out/rope.json" 2>&1 | grep -v Warning ;;
+    ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
+    ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
     tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --bench 5 --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;

@@ -50,7 +50,22 @@ typedef struct rf_lower_options {
     int cleanup;          /* run the peephole and dead-node passes (default 1) */
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
     rf_fft_strategy fft;  /* FFT lowering (default RF_FFT_MATMUL) */
+    unsigned planar;      /* RF_PLANAR_* flags: which boundaries may be planar (default 0: none) */
+    int rotary_op;        /* RoPE (complex multiply of interleaved pairs by a per-position table) as one
+                             realify.rotary_embedding op, for targets with a fused rotary kernel (default 0) */
 } rf_lower_options;
+
+/* Planar boundaries. A complex buffer/constant or input that the lowered graph
+ * reads only as its two parts may cross as one real [2, ...] tensor whose [0]
+ * (real) and [1] (imaginary) slices are contiguous, instead of [..., 2]. Such a
+ * value carries `!cNN planar` in the text IR. Parameters stay [..., 2] (they
+ * must remain views of the caller's storage). An input is made planar only when
+ * it is read like a table (broadcast against larger operands, as freqs_cis is),
+ * so the caller's one-time split pays off. */
+enum {
+    RF_PLANAR_CONSTS = 1u << 0, /* buffers and constants */
+    RF_PLANAR_INPUTS = 1u << 1, /* graph inputs */
+};
 
 const char *rf_status_name(rf_status s);
 

@@ -26,10 +26,13 @@ static PyObject *take_string(char *s) {
 
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"text", "truncate_double", "cleanup", "native_fft", NULL};
+    static char *kwlist[] = {"text", "truncate_double", "cleanup", "native_fft", "planar", "rotary_op", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1, native_fft = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppp", kwlist, &text, &truncate_double, &cleanup, &native_fft))
+    unsigned int planar = 0;
+    int rotary_op = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppIp", kwlist, &text, &truncate_double, &cleanup, &native_fft,
+                                     &planar, &rotary_op))
         return NULL;
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
@@ -38,6 +41,8 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.truncate_double = truncate_double;
     opt.cleanup = cleanup;
     opt.fft = native_fft ? RF_FFT_NATIVE : RF_FFT_MATMUL;
+    opt.planar = planar;
+    opt.rotary_op = rotary_op;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;
@@ -137,7 +142,7 @@ static PyObject *py_rules(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
-     "lower(text, truncate_double=False, cleanup=True) -> str: lowered text IR"},
+     "lower(text, truncate_double=False, cleanup=True, planar=0, rotary_op=False) -> str: lowered text IR (planar: RF_PLANAR_* flags)"},
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
     {"complex_nodes", py_complex_nodes, METH_O,
      "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},

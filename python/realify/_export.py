@@ -8,7 +8,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from .lower import lower_graph_module, module_check_guards_kwargs
+from .lower import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
 from .runtime import unpack
 
 
@@ -44,10 +44,17 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
 
 
 def lower_exported_program(
-    ep: torch.export.ExportedProgram, *, truncate_double: bool = False, fft: str = "matmul"
+    ep: torch.export.ExportedProgram,
+    *,
+    truncate_double: bool = False,
+    fft: str = "matmul",
+    planar: int = 0,
+    rotary_op: bool = False,
 ) -> Any:
     gm = ep.module(**module_check_guards_kwargs())
-    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=fft)
+    new_gm, report = lower_graph_module(
+        gm, truncate_double=truncate_double, fft=fft, planar=planar & PLANAR_CONSTS, rotary_op=rotary_op
+    )
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))
     packed = {int(b.position): b.real_dtype for b in report.signature.inputs}

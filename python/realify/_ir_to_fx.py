@@ -37,6 +37,7 @@ class Decl:
     dtype: str
     packed_from: str | None = None
     shape: list[int | str] | None = None  # None: unknown rank; str: a symbolic size
+    planar: bool = False  # with packed_from: laid out [2, ...] (real at [0], imaginary at [1])
 
 
 @dataclass
@@ -114,7 +115,8 @@ class _Line:
                     assert shape is not None
                     shape.append(_unquote(text) if kind == "string" else text)
         packed = self.take()[1] if self.accept("!") else None
-        return Decl(name[1:], dtype, packed, shape)
+        planar = packed is not None and self.accept("planar")
+        return Decl(name[1:], dtype, packed, shape, planar)
 
     def attr(self) -> Any:
         kind, text = self.take()

@@ -100,6 +100,11 @@ def real_view(x: Any, real_dtype: torch.dtype) -> Any:
     return r if r.dtype == real_dtype else r.to(real_dtype)
 
 
+def planar_real(x: Any, real_dtype: torch.dtype) -> Any:
+    """The planar [2, ...] real form of a complex tensor: real part at [0], imaginary at [1], contiguous."""
+    return torch.stack([x.real, x.imag]).to(real_dtype)
+
+
 def recompute_meta(
     gm: fx.GraphModule,
     orig_placeholders: list[fx.Node],
@@ -120,9 +125,16 @@ def recompute_meta(
         mode = FakeTensorMode(shape_env=ShapeEnv())
         with mode:
             vals = [_fresh_fake(v) if isinstance(v, torch.Tensor) else v for v in vals]
-    packed = {b.position: b.real_dtype for b in sig.inputs}
+    packed = {b.position: b for b in sig.inputs}
+
+    def real_arg(i: int, v: Any) -> Any:
+        if i not in packed:
+            return v
+        b = packed[i]
+        return planar_real(v, b.real_dtype) if b.planar else real_view(v, b.real_dtype)
+
     with mode:
-        args = [real_view(v, packed[i]) if i in packed else v for i, v in enumerate(vals)]
+        args = [real_arg(i, v) for i, v in enumerate(vals)]
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for p, a in zip(placeholders, args, strict=True):
         p.meta["val"] = a

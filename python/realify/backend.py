@@ -18,8 +18,8 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
 from . import native_fft
-from ._meta import real_view
-from .lower import LoweringReport, lower_graph_module
+from ._meta import planar_real, real_view
+from .lower import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
@@ -89,16 +89,22 @@ def compile_lowered(
     truncate_double: bool = False,
     fft: str = "auto",
     on_lowered: Callable[[CompileEvent], None] | None = None,
+    planar: bool = True,
 ) -> Callable[..., Any]:
-    """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter."""
+    """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
+
+    With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
+    tensors; the C core picks which, and the adapter splits each once and caches the split."""
     name, inner_fn = _resolve_inner(inner)
     strategy = native_fft.resolve(fft, name)
-    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy)
+    flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
+    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy, planar=flags)
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
     for b in report.signature.inputs:
-        real_inputs[int(b.position)] = real_view(real_inputs[int(b.position)], b.real_dtype)
+        to_real = planar_real if b.planar else real_view
+        real_inputs[int(b.position)] = to_real(real_inputs[int(b.position)], b.real_dtype)
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
@@ -116,6 +122,8 @@ def realify_backend(
       fft: "auto" (default: the platform FFT behind realify.fft_* operators for inductor and eager, DFT
            matmuls for the others), "matmul" or "native".
       on_lowered: callable receiving a CompileEvent for every lowered graph.
+      planar: let complex tables such as freqs_cis cross as contiguous [2, ...] real tensors, split once
+        by the adapter and cached (default True; False keeps every complex input a [..., 2] view).
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
@@ -123,12 +131,19 @@ def realify_backend(
     fft = str(opts.pop("fft", "auto"))
     native_fft.resolve(fft, None)  # a bad value fails here, before tracing
     on_lowered = opts.pop("on_lowered", None)
+    planar = bool(opts.pop("planar", True))
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
     def compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
         fn = compile_lowered(
-            fx_gm, inputs, inner=inner, truncate_double=truncate_double, fft=fft, on_lowered=on_lowered
+            fx_gm,
+            inputs,
+            inner=inner,
+            truncate_double=truncate_double,
+            fft=fft,
+            on_lowered=on_lowered,
+            planar=planar,
         )
         return make_boxed_func(fn)
 

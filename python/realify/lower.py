@@ -12,6 +12,7 @@ import torch.fx as fx
 from torch.utils import _pytree as pytree
 
 from . import _core, native_fft
+from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
@@ -26,6 +27,7 @@ class Boundary:
     name: str
     complex_dtype: torch.dtype
     real_dtype: torch.dtype
+    planar: bool = False  # real [2, ...] (parts along dim 0, contiguous) instead of [..., 2]
 
 
 @dataclass
@@ -52,8 +54,18 @@ class LoweringReport:
     ir_after: str
 
 
+# Which boundaries the C core may lay out planar [2, ...] (include/realify.h, RF_PLANAR_*).
+PLANAR_CONSTS = 1
+PLANAR_INPUTS = 2
+
+
 def lower(
-    model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False, fft: str = "auto"
+    model: fx.GraphModule | torch.export.ExportedProgram,
+    *,
+    truncate_double: bool = False,
+    fft: str = "auto",
+    planar: bool = False,
+    rotary_op: bool = False,
 ) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
@@ -63,15 +75,23 @@ def lower(
     modified. `fft`: "matmul" (DFTs as real matmuls, which every compiler runs),
     "native" (realify.fft_* operators over the platform FFT), or "auto" (matmul
     here, since the receiver is unknown; the torch.compile backend picks native
-    for Inductor and eager).
+    for Inductor and eager). With `planar=True`, a complex buffer or constant that
+    the lowered graph reads only as its real and imaginary parts (RoPE's freqs_cis)
+    becomes one contiguous real tensor of shape (2,)+S instead, folded once here, so
+    the kernels that read it read contiguous cos and sin (the C core decides which).
+    With `rotary_op=True`, each RoPE (interleaved pairs times a per-position table)
+    becomes one realify.rotary_embedding op, which exports to ONNX RotaryEmbedding
+    (opset >= 23; see realify.rotary).
     """
     strategy = native_fft.resolve(fft, None)
+    flags = PLANAR_CONSTS if planar else 0
+    kwargs = {"truncate_double": truncate_double, "fft": strategy, "planar": flags, "rotary_op": rotary_op}
     if isinstance(model, torch.export.ExportedProgram):
         from ._export import lower_exported_program
 
-        return lower_exported_program(model, truncate_double=truncate_double, fft=strategy)
+        return lower_exported_program(model, **kwargs)
     if isinstance(model, fx.GraphModule):
-        return lower_graph_module(model, truncate_double=truncate_double, fft=strategy)[0]
+        return lower_graph_module(model, **kwargs)[0]
     raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
@@ -106,6 +126,15 @@ def _real_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     data = torch.view_as_real(value.detach().resolve_conj())
     if data.dtype != real_dtype:
         data = data.to(real_dtype)
+    if isinstance(value, torch.nn.Parameter):
+        return torch.nn.Parameter(data, requires_grad=value.requires_grad)
+    return data
+
+
+def _planar_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+    """A complex constant as planar [2, ...] real (a contiguous copy made once, at lowering time)."""
+    with torch.no_grad():
+        data = torch.stack([value.real, value.imag]).to(real_dtype).contiguous()
     if isinstance(value, torch.nn.Parameter):
         return torch.nn.Parameter(data, requires_grad=value.requires_grad)
     return data
@@ -146,7 +175,9 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> fx.GraphModule:
             rb.env[c.decl.name] = graph.get_attr(c.target)
             continue
         value = fetch_attr(gm, c.target)
-        if c.decl.packed_from is not None:
+        if c.decl.packed_from is not None and c.decl.planar:
+            value = _planar_const(value, DTYPES_BY_NAME[c.decl.dtype])
+        elif c.decl.packed_from is not None:
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])
         _install(root, c.target, value, c.kind)
         rb.env[c.decl.name] = graph.get_attr(c.target)
@@ -171,12 +202,20 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
     for i, d in enumerate(ir.inputs):
         if d.packed_from:
             sig.inputs.append(
-                Boundary(i, t.placeholders[i].name, DTYPES_BY_NAME[d.packed_from], DTYPES_BY_NAME[d.dtype])
+                Boundary(
+                    i, t.placeholders[i].name, DTYPES_BY_NAME[d.packed_from], DTYPES_BY_NAME[d.dtype], d.planar
+                )
             )
     for c in ir.consts:
         if c.decl.packed_from:
             sig.consts.append(
-                Boundary(c.target, c.decl.name, DTYPES_BY_NAME[c.decl.packed_from], DTYPES_BY_NAME[c.decl.dtype])
+                Boundary(
+                    c.target,
+                    c.decl.name,
+                    DTYPES_BY_NAME[c.decl.packed_from],
+                    DTYPES_BY_NAME[c.decl.dtype],
+                    c.decl.planar,
+                )
             )
     decls = {d.name: d for n in ir.nodes for d in n.outs}
     decls.update({d.name: d for d in ir.inputs})
@@ -209,13 +248,22 @@ def check_real_only(gm: fx.GraphModule) -> None:
 
 
 def lower_graph_module(
-    gm: fx.GraphModule, *, truncate_double: bool = False, fft: str = "matmul"
+    gm: fx.GraphModule,
+    *,
+    truncate_double: bool = False,
+    fft: str = "matmul",
+    planar: int = 0,
+    rotary_op: bool = False,
 ) -> tuple[fx.GraphModule, LoweringReport]:
+    """`planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C core may lay out [2, ...];
+    `rotary_op`: RoPE as realify.rotary_embedding ops."""
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
         native = native_fft.resolve(fft, None) == "native"
-        out_text = _core.lower(t.text, truncate_double=truncate_double, native_fft=native)
+        out_text = _core.lower(
+            t.text, truncate_double=truncate_double, native_fft=native, planar=planar, rotary_op=rotary_op
+        )
     except _core.LowerError as err:
         _raise_lower_error(err, t)
         raise

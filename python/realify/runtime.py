@@ -3,11 +3,13 @@ graph, complex results back out."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
+from ._meta import planar_real
 from .lower import Signature
 
 
@@ -34,18 +36,46 @@ def pack(r: torch.Tensor, complex_dtype: torch.dtype) -> torch.Tensor:
     return torch.view_as_complex(r)
 
 
+class PlanarCache:
+    """The planar [2, ...] split of one complex input, reused while the caller passes the same tensor with
+    the same data: the same object (held weakly), version counter, storage, shape and strides. A table such
+    as freqs_cis is passed unchanged on every call, so it is split once; a new or modified tensor is split
+    again. Inference tensors (no version counter) and tensors that need a gradient are split every call."""
+
+    def __init__(self) -> None:
+        self.ref: weakref.ref[torch.Tensor] | None = None
+        self.key: tuple[Any, ...] = ()
+        self.value: torch.Tensor | None = None
+        self.splits = 0  # how many times a split was computed (tests read it)
+
+    def get(self, x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+        cacheable = not x.is_inference() and not (x.requires_grad and torch.is_grad_enabled())
+        if cacheable:
+            key = (x._version, x.data_ptr(), x.storage_offset(), tuple(x.shape), x.stride(), x.is_conj(), real_dtype)
+            if self.value is not None and self.ref is not None and self.ref() is x and self.key == key:
+                return self.value
+        self.splits += 1
+        value = planar_real(x, real_dtype)
+        if cacheable:
+            self.ref, self.key, self.value = weakref.ref(x), key, value
+        return value
+
+
 class ComplexAdapter:
     """Wraps a callable compiled from a lowered graph so callers use complex tensors."""
 
     def __init__(self, compiled: Callable[..., Any], sig: Signature) -> None:
         self.compiled = compiled
-        self.in_plan = [(int(b.position), b.real_dtype) for b in sig.inputs]
+        self.in_plan = [(int(b.position), b.real_dtype) for b in sig.inputs if not b.planar]
+        self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
         self.out_plan = [(int(b.position), b.complex_dtype) for b in sig.outputs]
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
         for i, dt in self.in_plan:
             real[i] = unpack(real[i], dt)
+        for i, (dt, cache) in self.planar.items():
+            real[i] = cache.get(real[i], dt)
         return real
 
     def adapt_outputs(self, outs: Any) -> Any:

@@ -8,7 +8,8 @@
  *   }
  *
  * A `!c64` after a type or an output marks a real [..., 2] value that carries a
- * complex64 tensor in view_as_real layout.
+ * complex64 tensor in view_as_real layout. `!c64 planar` (inputs and constants)
+ * marks the layout [2, ...]: real part at [0], imaginary part at [1].
  *
  * Constants the lowering makes (DFT matrices, twiddles) carry their elements
  * inline as hex of their little-endian bytes, row-major:
@@ -107,6 +108,7 @@ static void print_type(rf_strbuf *sb, const rf_value *v) {
     }
     rf_sb_putc(sb, ']');
     if (v->packed_from != RF_DT_COUNT) rf_sb_printf(sb, " !%s", rf_dtype_name(v->packed_from));
+    if (v->packed_from != RF_DT_COUNT && v->planar) rf_sb_puts(sb, " planar");
 }
 
 static void print_attr(rf_strbuf *sb, const rf_attr *a) {
@@ -572,6 +574,11 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
     int rank;
     rf_dim *dims;
     if (!parse_type(ps, &dt, &rank, &dims, &mark)) return NULL;
+    int planar = mark != RF_DT_COUNT && keyword(ps, "planar");
+    if (planar && (rank < 1 || dims[0].sym || dims[0].size != 2)) {
+        perr(ps, "a planar value needs a leading dimension of size 2");
+        return NULL;
+    }
     if (rf_graph_name_taken(ps->g, name)) {
         ps->line = line;
         perr(ps, "value %%%s defined twice", name);
@@ -597,6 +604,7 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
         v = rf_value_new(ps->g, name, dt, rank, dims);
     }
     v->packed_from = mark;
+    v->planar = planar;
     return v;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/analysis.h"
 #include "lower/lower_internal.h"
 #include "passes/cleanup.h"
+#include "passes/planar.h"
 
 /* ---- driver ---- */
 
@@ -82,6 +83,8 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->cleanup = 1;
     opt->division = RF_DIV_C10;
     opt->fft = RF_FFT_MATMUL;
+    opt->planar = 0;
+    opt->rotary_op = 0;
 }
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
@@ -129,6 +132,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     L.cur = NULL;
     if (!L.failed) lower_outputs(&L);
     if (!L.failed && L.opt.cleanup) rf_cleanup(L.out);
+    if (!L.failed) rf_planar_boundaries(L.out, L.opt.planar);
     free(L.real_map);
     free(L.cx_map);
     if (L.failed) {

@@ -1,5 +1,6 @@
 /* Elementwise complex arithmetic and the elementary functions. */
 #include "cxmath/cxmath.h"
+#include "rules/rotary.h"
 #include "rules/rules.h"
 
 /* alpha * x, skipping the multiply when alpha is absent or 1. */
@@ -31,6 +32,7 @@ static rf_status rsub(rf_lowering *L, const rf_node *n) {
 }
 
 static rf_status mul(rf_lowering *L, const rf_node *n) {
+    if (rf_lower_rotary(L, n)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     rf_set_cx(L, n->outs[0], rf_cx_mul(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;

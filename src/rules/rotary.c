@@ -1,0 +1,71 @@
+/* RoPE as one op. With the `rotary_op` option (targets that have a fused rotary
+ * kernel: ONNX opset >= 23 RotaryEmbedding, which TensorRT's parser takes), the
+ * complex multiply of interleaved pairs by a table that is constant over heads,
+ *
+ *   mul(view_as_complex(r: [B, S, H, D/2, 2]), f: [B|1, S|1, 1, D/2])
+ *
+ * becomes realify.rotary_embedding(x=[B, S, H, D], cos=Re f, sin=Im f): out
+ * pair j = (x0 cos - x1 sin, x0 sin + x1 cos), cos/sin broadcast against the
+ * pairs. Anything else is left to the ordinary multiply. */
+#include <string.h>
+
+#include "rules/rotary.h"
+
+static int is_one(const rf_dim *d) { return !d->sym && d->size == 1; }
+
+/* f: rank 4, constant over heads (dim 2 is 1), each other dim 1 or out's. */
+static int is_head_table(const rf_value *f, const rf_value *out) {
+    if (f->rank != 4 || out->rank != 4 || !rf_dtype_is_complex(f->dtype) || !is_one(&f->dims[2])) return 0;
+    for (int i = 0; i < 4; i++)
+        if (i != 2 && !is_one(&f->dims[i]) && !rf_dim_equal(&f->dims[i], &out->dims[i])) return 0;
+    return !f->dims[3].sym && f->dims[3].size == out->dims[3].size && !out->dims[3].sym;
+}
+
+static rf_arg arg_value(const char *name, rf_value *v) {
+    rf_arg a = {.name = name, .attr = rf_attr_of_value(v)};
+    return a;
+}
+
+static rf_arg arg_int(const char *name, int64_t i) {
+    rf_arg a = {.name = name, .attr = rf_attr_int(i)};
+    return a;
+}
+
+int rf_lower_rotary(rf_lowering *L, const rf_node *n) {
+    if (!rf_options(L)->rotary_op || strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
+    const rf_attr *self = rf_node_arg(n, "self"), *other = rf_node_arg(n, "other");
+    if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(other)) return 0;
+    const rf_value *out = n->outs[0], *x = self->value, *f = other->value;
+    if (!(x->producer && strcmp(x->producer->op, "aten.view_as_complex.default") == 0)) {
+        const rf_value *t = x;
+        x = f;
+        f = t;
+    }
+    if (!x->producer || strcmp(x->producer->op, "aten.view_as_complex.default") != 0) return 0;
+    if (!rf_value_same_shape(x, out) || !is_head_table(f, out) || x->dtype != out->dtype) return 0;
+    rf_dtype w = rf_work_dtype(L, n);
+    if (!rf_dtype_is_floating(w) || rf_cx_known_real(L, f)) return 0;
+    rf_value *pairs = rf_packed_of(L, x); /* r: [B, S, H, D/2, 2] */
+    if (!pairs || pairs->dtype != w || pairs->rank != 5) return 0;
+    rf_cx table = rf_cx_of(L, f, w);
+    if (rf_status_of(L) != RF_OK || !table.re.v || !table.im.v) return 0;
+
+    rf_dim dims[5];
+    memcpy(dims, pairs->dims, 5 * sizeof(rf_dim));
+    dims[3].size = 2 * out->dims[3].size;
+    rf_arg fa[3] = {arg_value("self", pairs), arg_int("start_dim", 3), arg_int("end_dim", 4)};
+    rf_value *flat = rf_b_op(L, "aten.flatten.using_ints", 3, fa, w, 4, dims, "_x");
+    rf_arg ra[3] = {arg_value("x", flat), arg_value("cos", table.re.v), arg_value("sin", table.im.v)};
+    rf_value *rot = rf_b_op(L, "realify.rotary_embedding.default", 3, ra, w, 4, dims, "_rope");
+    rf_arg ua[3] = {arg_int("dim", 3), arg_int("dim", 3), arg_int("dim", 3)};
+    ua[0] = arg_value("self", rot);
+    ua[2].name = "sizes";
+    ua[2].attr.kind = RF_A_LIST;
+    ua[2].attr.n = 2;
+    ua[2].attr.items = rf_alloc(rf_out_graph(L), 2 * sizeof(rf_attr));
+    ua[2].attr.items[0] = rf_attr_int(out->dims[3].size);
+    ua[2].attr.items[1] = rf_attr_int(2);
+    rf_value *packed = rf_b_op(L, "aten.unflatten.int", 3, ua, w, 5, pairs->dims, "_packed");
+    rf_set_packed(L, out, packed);
+    return 1;
+}
