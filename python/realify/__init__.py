@@ -1,8 +1,10 @@
 """realify: rewrite complex-valued PyTorch graphs into equivalent real-only graphs."""
 
 from ._core import version as core_version
-from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, UnsupportedOpError
-from .lower import Boundary, LoweringReport, Signature, check_real_only, lower, lower_graph_module
+from ._lowering import LoweringReport, check_real_only, lower_graph_module
+from ._signature import Boundary, Signature
+from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, UnsupportedOpError
+from .lower import lower
 
 __version__ = "0.1.0"
 
@@ -13,6 +15,7 @@ __all__ = [
     "LoweringReport",
     "RealifyError",
     "Signature",
+    "Status",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",

@@ -8,7 +8,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from .lower import lower_graph_module, module_check_guards_kwargs
+from ._lowering import lower_graph_module, module_check_guards_kwargs
 from .runtime import unpack
 
 

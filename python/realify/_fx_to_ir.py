@@ -47,6 +47,7 @@ class Translation:
     out_spec: pytree.TreeSpec
     complex_values: int = 0
     value_names: dict[fx.Node, list[str]] = field(default_factory=dict)
+    ir_nodes: list[fx.Node] = field(default_factory=list)  # FX node of each IR node, in IR order
 
 
 def op_name(target: Any) -> str | None:
@@ -99,6 +100,7 @@ class _Translator:
         self.lines: list[str] = []
         self.complex_values = 0
         self.multi: set[fx.Node] = set()  # nodes whose value is a tuple or list
+        self.ir_nodes: list[fx.Node] = []
 
     def fresh(self, hint: str) -> str:
         name, k = hint, 0
@@ -193,6 +195,7 @@ class _Translator:
         args = ", ".join(f"{k}={self.attr(v)}" for k, v in self.named_args(node))
         lhs = ", ".join(outs) if outs else "()"
         self.lines.append(f"  {lhs} = {name}({args})")
+        self.ir_nodes.append(node)
 
 
 def const_kind(gm: fx.GraphModule, target: str) -> str:
@@ -260,4 +263,5 @@ def fx_to_ir(gm: fx.GraphModule) -> Translation:
         out_spec=spec,
         complex_values=t.complex_values,
         value_names=t.names,
+        ir_nodes=t.ir_nodes,
     )

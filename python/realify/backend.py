@@ -17,9 +17,8 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from ._meta import real_view
-from .lower import LoweringReport, lower_graph_module
-from .runtime import ComplexAdapter
+from ._lowering import LoweringReport, lower_graph_module
+from .runtime import ComplexAdapter, unpack
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
 
@@ -95,7 +94,7 @@ def compile_lowered(
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
     for b in report.signature.inputs:
-        real_inputs[int(b.position)] = real_view(real_inputs[int(b.position)], b.real_dtype)
+        real_inputs[int(b.position)] = unpack(real_inputs[int(b.position)], b.real_dtype)
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled

@@ -8,11 +8,12 @@ from typing import Any
 
 import torch
 
-from .lower import Signature
+from ._signature import Signature
 
 
 def unpack(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-    """Complex tensor -> real [..., 2] tensor.
+    """Complex tensor -> real [..., 2] tensor: realify's one packing helper
+    (arguments, constants, fake values).
 
     A zero-copy view (any strides) unless the conj bit is set, which must be
     resolved first, or a dtype change (complex128 truncated to float32) forces

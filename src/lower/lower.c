@@ -30,6 +30,8 @@ rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *
         L->err->code = code;
         snprintf(L->err->op, sizeof L->err->op, "%s", n ? n->op : "");
         snprintf(L->err->node, sizeof L->err->node, "%s", (n && n->nouts) ? n->outs[0]->name : "");
+        int in_input = n && n->index < L->in->nnodes && L->in->nodes[n->index] == n;
+        L->err->node_pos = in_input ? n->index + 1 : 0;
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(L->err->message, sizeof L->err->message, fmt, ap);
@@ -234,6 +236,7 @@ static void copy_node(rf_lowering *L, const rf_node *n) {
         m->outs[i] = rf_value_new(L->out, o->name, o->dtype, o->rank, o->dims);
         L->real_map[o->id] = m->outs[i];
     }
+    m->origin = n;
     rf_graph_append_node(L->out, m);
 }
 
@@ -407,6 +410,7 @@ rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const c
         snprintf(hint, sizeof hint, "%s%s", o->name, suffix);
         m->outs[i] = rf_value_new(L->out, hint, odt, o->rank, o->dims);
     }
+    m->origin = L->cur;
     rf_graph_append_node(L->out, m);
     return m;
 }
