@@ -33,5 +33,6 @@ rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_valu
 
 /* NULL-terminated lists of ops whose rule runs on all-real nodes too (see rf_rule_real_too). */
 extern const char *const rf_fft_real_too[];
+extern const char *const rf_convert_real_too[];
 
 #endif

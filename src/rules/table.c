@@ -13,7 +13,7 @@ static const rf_rule_entry *const families[] = {
 
 #define NFAMILIES (sizeof families / sizeof families[0])
 
-static const char *const *const real_too_lists[] = {rf_fft_real_too};
+static const char *const *const real_too_lists[] = {rf_fft_real_too, rf_convert_real_too};
 
 int rf_rule_real_too(const char *op) {
     for (size_t l = 0; l < sizeof real_too_lists / sizeof real_too_lists[0]; l++)

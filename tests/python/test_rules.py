@@ -156,6 +156,12 @@ CASES = [
     Case("to_copy_precision", "aten._to_copy.default", lambda x: x.to(wider(x.dtype)), zz(3, 4)),
     Case("to_copy_to_real", "aten._to_copy.default", lambda x: A._to_copy.default(x, dtype=x.real.dtype), zz(3, 4)),
     Case("to_copy_from_real", "aten._to_copy.default", lambda x: x.to(torch.complex64) * 1, lambda dt: (r(dt, 3, 4),)),
+    Case(
+        "assert_tensor_metadata",
+        "aten._assert_tensor_metadata.default",
+        lambda x: (A._assert_tensor_metadata.default(x, dtype=x.dtype), x * 2)[1],
+        zz(3),
+    ),
     Case("to_dtype", "aten.to.dtype", lambda x: x.to(wider(x.dtype)), zz(3, 4), pre_dispatch=True),
     Case(
         "to_dtype_layout",

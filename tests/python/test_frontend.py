@@ -1,0 +1,80 @@
+"""What users write and send, through torch.export and realify.lower, compared with eager (issue 13's front end)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import realify
+import torch
+import torch.fx as fx
+from harness import assert_real_only, compare, to_real
+from realify.lower import module_check_guards_kwargs
+
+TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+def z(*shape: int, dtype: torch.dtype = torch.complex64, seed: int = 0) -> torch.Tensor:
+    return torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(seed))
+
+
+def export_and_compare(model: torch.nn.Module, args: tuple[Any, ...], truncate_double: bool = False) -> Any:
+    """export -> realify.lower(ExportedProgram) -> run on real args; compare with eager. Returns the new program."""
+    ep = torch.export.export(model, args)
+    ep2 = realify.lower(ep, truncate_double=truncate_double)
+    assert_real_only(ep2.module(**module_check_guards_kwargs()))
+    out = ep2.module()(*[to_real(a, truncate_double) for a in args])
+    compare(out, model(*args), TOL)
+    return ep2
+
+
+def asserts_of(gm: fx.GraphModule) -> list[fx.Node]:
+    return [n for n in gm.graph.nodes if n.target is torch.ops.aten._assert_tensor_metadata.default]
+
+
+# ---- 1. _assert_tensor_metadata (x.to(same dtype) under torch.export) ----
+
+
+class ToSame(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.to(torch.complex64) * 2
+
+
+class AbsToDouble(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x.abs().to(torch.float64) + 1, (x * x).to(torch.complex128)
+
+
+def test_to_same_complex_dtype_lowers() -> None:
+    ep = torch.export.export(ToSame(), (z(3, 4),))
+    assert asserts_of(ep.graph_module), "export no longer emits the metadata check this test is about"
+    export_and_compare(ToSame(), (z(3, 4),))
+
+
+@pytest.mark.parametrize("truncate", [False, True])
+def test_metadata_checks_under_truncate_double(truncate: bool) -> None:
+    x = z(5, dtype=torch.complex128)
+    gm = torch.export.export(AbsToDouble(), (x,)).module()
+    lowered, _ = realify.lower_graph_module(gm, truncate_double=truncate)
+    dtypes = [n.kwargs.get("dtype") for n in asserts_of(lowered)]
+    # the complex check goes; the float64 check of a real value stays unless complex128 parts became float32
+    assert dtypes == ([] if truncate else [torch.float64])
+    out = lowered(to_real(x, truncate))
+    want = AbsToDouble()(x)
+    torch.testing.assert_close(out[0].double(), want[0], rtol=1e-5, atol=1e-5)
+    assert out[1].dtype == (torch.float32 if truncate else torch.float64)
+    torch.testing.assert_close(torch.view_as_complex(out[1].double()), want[1], rtol=1e-5, atol=1e-5)
+
+
+def test_error_on_a_node_without_outputs_names_it_and_its_line() -> None:
+    g = fx.Graph()
+    x = g.placeholder("x")
+    x.meta["val"] = z(3)
+    check = g.call_function(torch.ops.aten._assert_async.msg, (x, "nonzero"))
+    check.meta["val"] = None
+    check.meta["stack_trace"] = 'File "/user/model.py", line 7, in forward\n    torch._assert_async(x, "nonzero")\n'
+    g.output((x,))
+    with pytest.raises(realify.UnsupportedOpError) as info:
+        realify.lower(fx.GraphModule(torch.nn.Module(), g))
+    assert info.value.node == check.name and info.value.node != ""
+    assert info.value.source == '/user/model.py:7 in forward: torch._assert_async(x, "nonzero")'
