@@ -134,6 +134,7 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
             )
     decls = {d.name: d for n in ir.nodes for d in n.outs}
     decls.update({d.name: d for d in ir.inputs})
+    decls.update({c.decl.name: c.decl for c in ir.consts})  # a parameter or buffer returned unchanged
     for j, (a, mark) in enumerate(ir.outputs):
         if mark:
             real = DTYPES_BY_NAME[decls[a.name].dtype]

@@ -2,8 +2,19 @@
  * independently, so one family helper lowers them all. */
 #include "rules/rules.h"
 
+/* detach_ only drops autograd history, in place: its result is self (torch.tensor(...)
+ * constants trace as lift_fresh_copy then detach_). */
+static rf_status detach_inplace(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
+    rf_set_alias(L, n->outs[0], self->value);
+    return RF_OK;
+}
+
 /* rf_lower_componentwise lives in family.c, with its fill-value variant. */
 const rf_rule_entry rf_rules_shape[] = {
+    {"aten.detach_.default", detach_inplace},
     {"aten.view.default", rf_lower_componentwise},
     {"aten.reshape.default", rf_lower_componentwise},
     {"aten._unsafe_view.default", rf_lower_componentwise},

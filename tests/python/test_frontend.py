@@ -10,6 +10,7 @@ import torch
 import torch.fx as fx
 from harness import assert_real_only, compare, to_real
 from realify.lower import module_check_guards_kwargs
+from torch.fx.experimental.proxy_tensor import make_fx
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
@@ -78,3 +79,35 @@ def test_error_on_a_node_without_outputs_names_it_and_its_line() -> None:
         realify.lower(fx.GraphModule(torch.nn.Module(), g))
     assert info.value.node == check.name and info.value.node != ""
     assert info.value.source == '/user/model.py:7 in forward: torch._assert_async(x, "nonzero")'
+
+
+# ---- 2. complex parameters, buffers and constants returned as they are ----
+
+
+class ReturnsState(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("freqs", z(3, seed=1))
+        self.w = torch.nn.Parameter(z(3, seed=2))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return self.freqs, self.w, x * self.freqs
+
+
+class ReturnsConstant(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x + 1, torch.tensor([1 + 2j, -3j])
+
+
+def test_buffer_and_parameter_returned_unchanged() -> None:
+    ep2 = export_and_compare(ReturnsState(), (z(3),))
+    sig = ep2.graph_module.meta["realify_report"].signature
+    assert [b.position for b in sig.outputs] == [0, 1, 2]
+
+
+def test_complex_constant_returned() -> None:
+    export_and_compare(ReturnsConstant(), (z(2),))
+    gm = make_fx(lambda x: (x * 2, torch.tensor([0.5j, 2 + 0j])))(z(2))
+    lowered = realify.lower(gm)
+    assert_real_only(lowered)
+    compare(lowered(to_real(z(2))), (z(2) * 2, torch.tensor([0.5j, 2 + 0j])), TOL)

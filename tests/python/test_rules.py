@@ -156,6 +156,7 @@ CASES = [
     Case("to_copy_precision", "aten._to_copy.default", lambda x: x.to(wider(x.dtype)), zz(3, 4)),
     Case("to_copy_to_real", "aten._to_copy.default", lambda x: A._to_copy.default(x, dtype=x.real.dtype), zz(3, 4)),
     Case("to_copy_from_real", "aten._to_copy.default", lambda x: x.to(torch.complex64) * 1, lambda dt: (r(dt, 3, 4),)),
+    Case("detach_inplace", "aten.detach_.default", lambda x: (x * 2).detach_() + 1, zz(3), pre_dispatch=True),
     Case(
         "assert_tensor_metadata",
         "aten._assert_tensor_metadata.default",
