@@ -17,7 +17,7 @@ from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
-from .runtime import unpack
+from .runtime import PackedArgCheck, unpack
 
 
 @dataclass
@@ -175,6 +175,8 @@ def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> 
     new_gm, origins = _rebuild(gm, t, ir)
     sig = _signature(ir, t)
     recompute_meta(new_gm, t.placeholders, sig, origins)
+    placeholders = [n for n in new_gm.graph.nodes if n.op == "placeholder"]
+    new_gm.register_forward_pre_hook(PackedArgCheck(sig, placeholders, [p.meta.get("val") for p in placeholders]))
     new_gm.graph.eliminate_dead_code(is_impure_node=_is_impure)
     new_gm.recompile()
     check_real_only(new_gm)

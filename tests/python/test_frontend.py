@@ -111,3 +111,36 @@ def test_complex_constant_returned() -> None:
     lowered = realify.lower(gm)
     assert_real_only(lowered)
     compare(lowered(to_real(z(2))), (z(2) * 2, torch.tensor([0.5j, 2 + 0j])), TOL)
+
+
+# ---- 3. a clear error when a lowered graph or the adapter gets the wrong arguments ----
+
+
+def test_lowered_graph_names_the_wrong_argument() -> None:
+    x, w = z(3, 4), torch.randn(3, 4)
+    lowered = realify.lower(make_fx(lambda a, b: a * b)(x, w))
+    torch.testing.assert_close(torch.view_as_complex(lowered(to_real(x), w)), x * w)
+    with pytest.raises(
+        realify.RealifyError,
+        match=r"argument 0 \(a_1\).*torch.float32 tensor of shape \(3, 4, 2\).*"
+        r"got a torch.complex64 tensor of shape \(3, 4\)",
+    ):
+        lowered(x, w)
+    with pytest.raises(
+        realify.RealifyError,
+        match=r"expected a torch.float32 tensor of shape \(3, 4, 2\), got a "
+        r"torch.float64 tensor",
+    ):
+        lowered(to_real(x).double(), w)
+    with pytest.raises(realify.RealifyError, match=r"argument 1 \(b_1\) of the lowered graph is real"):
+        lowered(to_real(x), x)
+
+
+def test_adapter_names_the_wrong_argument() -> None:
+    from realify.backend import compile_lowered
+
+    x = z(4)
+    fn = compile_lowered(make_fx(lambda a: a.exp())(x), [x], inner="eager")
+    torch.testing.assert_close(fn(x), x.exp())
+    with pytest.raises(realify.RealifyError, match=r"argument 0 must be a complex tensor .*got a torch.float32"):
+        fn(to_real(x))
