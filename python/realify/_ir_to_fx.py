@@ -117,6 +117,8 @@ def const_tensor(c: IRConst, device: torch.device | None = None) -> torch.Tensor
 
 
 def resolve_target(op: str, callables: dict[str, Any]) -> Any:
+    if op.startswith("py:_operator.") and op not in callables:  # one of Python's operators, made by the core
+        return getattr(operator, op.removeprefix("py:_operator."))
     if op.startswith("py:"):
         return callables[op]
     ns, name, overload = op.split(".", 2)

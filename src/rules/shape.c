@@ -12,9 +12,45 @@ static rf_status detach_inplace(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* sym_size and sym_numel of a complex tensor: its real part has the same shape. */
+static rf_status sym_of_part(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
+    rf_cx c = rf_cx_of(L, self->value, rf_component_of(L, self->value->dtype));
+    if (!c.re.v) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
+    const char *names[1] = {"self"};
+    rf_attr a = rf_attr_of_value(c.re.v);
+    rf_set_real(L, n->outs[0], rf_b_copy_node(L, n, 1, names, &a, RF_DT_COUNT, "")->outs[0]);
+    return RF_OK;
+}
+
+/* sym_stride of a complex graph input or constant: its real [..., 2] form is a view of
+ * the same storage with every stride doubled. An intermediate value has no such storage
+ * here (its parts are separate tensors), and a truncated input is a converted copy. */
+static rf_status sym_stride(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
+    const rf_value *v = self->value;
+    if (v->producer)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex value that is not a graph input", n->op);
+    if (rf_component_of(L, v->dtype) != rf_dtype_component(v->dtype, 0))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a truncated input: its storage is a converted copy", n->op);
+    const char *names[1] = {"self"};
+    rf_attr a = rf_attr_of_value(rf_packed_of(L, v));
+    rf_value *doubled = rf_b_copy_node(L, n, 1, names, &a, RF_DT_COUNT, "_x2")->outs[0];
+    rf_arg args[2] = {{"arg0", rf_attr_of_value(doubled)}, {"arg1", rf_attr_int(2)}};
+    rf_set_real(L, n->outs[0], rf_b_op(L, "py:_operator.floordiv", 2, args, RF_DT_SYMINT, 0, NULL, ""));
+    return RF_OK;
+}
+
 /* rf_lower_componentwise lives in family.c, with its fill-value variant. */
 const rf_rule_entry rf_rules_shape[] = {
     {"aten.detach_.default", detach_inplace},
+    {"aten.sym_size.int", sym_of_part},
+    {"aten.sym_numel.default", sym_of_part},
+    {"aten.sym_stride.int", sym_stride},
     {"aten.view.default", rf_lower_componentwise},
     {"aten.reshape.default", rf_lower_componentwise},
     {"aten._unsafe_view.default", rf_lower_componentwise},

@@ -144,3 +144,55 @@ def test_adapter_names_the_wrong_argument() -> None:
     torch.testing.assert_close(fn(x), x.exp())
     with pytest.raises(realify.RealifyError, match=r"argument 0 must be a complex tensor .*got a torch.float32"):
         fn(to_real(x))
+
+
+# ---- 4. sizes, strides and numel of complex values under dynamic shapes ----
+
+
+class RopeComplexIn(torch.nn.Module):
+    """RoPE whose activations arrive complex: the sequence length is read off the complex tensor."""
+
+    def forward(self, xc: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
+        f = freqs[: xc.shape[1]].view(1, xc.shape[1], 1, xc.shape[-1])
+        return (xc * f).reshape(xc.shape[0], xc.shape[1], -1)
+
+
+def test_rope_with_dynamic_batch_and_sequence() -> None:
+    from torch.export import Dim
+
+    xc, freqs = z(2, 8, 4, 4), torch.polar(torch.ones(16, 4), torch.randn(16, 4))
+    dims = ({0: Dim("batch", min=1, max=32), 1: Dim("seq", min=2, max=16)}, None)
+    ep = torch.export.export(RopeComplexIn(), (xc, freqs), dynamic_shapes=dims)
+    assert any(n.target is torch.ops.aten.sym_size.int for n in ep.graph.nodes)
+    ep2 = realify.lower(ep)
+    for b, s in ((2, 8), (3, 5), (1, 16)):
+        x = z(b, s, 4, 4, seed=b + s)
+        compare(ep2.module()(to_real(x), to_real(freqs)), RopeComplexIn()(x, freqs), TOL)
+
+
+def test_numel_and_stride_of_complex_inputs() -> None:
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x.reshape(x.numel() // x.stride(0), x.stride(0)) * 2
+
+    x = z(6, 4)
+    gm = make_fx(f, tracing_mode="symbolic")(x)
+    traced = {n.target for n in gm.graph.nodes}
+    assert {torch.ops.aten.sym_numel.default, torch.ops.aten.sym_stride.int} & traced, traced
+    lowered = realify.lower(gm)
+    for shape in ((6, 4), (3, 5)):
+        x = z(*shape, seed=shape[0])
+        compare(lowered(to_real(x)), f(x), TOL)
+
+
+def test_stride_of_an_intermediate_complex_value_is_refused() -> None:
+    from realify import _core
+
+    text = (
+        "graph {\n  input %x: c64[s0, 4]\n  %y: c64[s0, 4] = aten.mul.Tensor(self=%x, other=%x)\n"
+        "  %s: symint = aten.sym_stride.int(self=%y, dim=0)\n  %k: symint = aten.sym_stride.int(self=%x, dim=0)\n"
+        "  output (%y, %k)\n}\n"
+    )
+    with pytest.raises(_core.LowerError, match="not a graph input"):
+        _core.lower(text)
+    ok = _core.lower(text.replace("  %s: symint = aten.sym_stride.int(self=%y, dim=0)\n", ""))
+    assert "aten.sym_stride.int(self=%x" in ok and "py:_operator.floordiv" in ok
