@@ -75,6 +75,7 @@ const rf_rule_entry rf_rules_construct[] = {
     {"aten.real.default", real_part},
     {"aten.imag.default", imag_part},
     {"aten._conj.default", conjugate},
+    {"aten.detach_.default", identity}, /* torch.tensor(...) constants under export: lift_fresh_copy, detach_ */
     {"aten.conj_physical.default", conjugate},
     {"aten._conj_physical.default", conjugate},
     {"aten.resolve_conj.default", identity},

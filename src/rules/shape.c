@@ -1,16 +1,8 @@
 /* Shape, movement and copy ops: they act on the real and imaginary parts
  * independently, so one family helper lowers them all. */
-#include "rules/rules.h"
+#include <string.h>
 
-/* detach_ only drops autograd history, in place: its result is self (torch.tensor(...)
- * constants trace as lift_fresh_copy then detach_). */
-static rf_status detach_inplace(rf_lowering *L, const rf_node *n) {
-    const rf_attr *self = rf_node_arg(n, "self");
-    if (!rf_attr_is_tensor(self) || n->nouts != 1)
-        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
-    rf_set_alias(L, n->outs[0], self->value);
-    return RF_OK;
-}
+#include "rules/rules.h"
 
 /* sym_size and sym_numel of a complex tensor: its real part has the same shape. */
 static rf_status sym_of_part(rf_lowering *L, const rf_node *n) {
@@ -45,9 +37,33 @@ static rf_status sym_stride(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* mT swaps the last two dims of each part; mH, adjoint and matrix_H (2-D) also conjugate.
+ * Emitted as transpose.int, which every target has. */
+static rf_status matrix_transpose(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || n->nouts != 1 || self->value->rank < 2)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor of rank >= 2", n->op);
+    rf_cx c = rf_cx_of(L, self->value, rf_component_of(L, self->value->dtype));
+    if (strcmp(n->op, "aten.mT.default") != 0) c = rf_cx_conj(L, c);
+    const rf_value *o = n->outs[0];
+    rf_cx r = {0};
+    r.im_zero = c.im_zero;
+    rf_rv *parts[2] = {&c.re, &c.im}, *outs[2] = {&r.re, &r.im};
+    for (int k = 0; k < (c.im_zero ? 1 : 2); k++) {
+        rf_value *x = rf_b_materialize(L, *parts[k], self->value);
+        rf_arg args[3] = {{"self", rf_attr_of_value(x)}, {"dim0", rf_attr_int(-2)}, {"dim1", rf_attr_int(-1)}};
+        *outs[k] = rf_val(rf_b_op(L, "aten.transpose.int", 3, args, x->dtype, o->rank, o->dims, k ? "_im" : "_re"));
+    }
+    rf_set_cx(L, o, r);
+    return RF_OK;
+}
+
 /* rf_lower_componentwise lives in family.c, with its fill-value variant. */
 const rf_rule_entry rf_rules_shape[] = {
-    {"aten.detach_.default", detach_inplace},
+    {"aten.mT.default", matrix_transpose},
+    {"aten.mH.default", matrix_transpose},
+    {"aten.adjoint.default", matrix_transpose},
+    {"aten.matrix_H.default", matrix_transpose},
     {"aten.sym_size.int", sym_of_part},
     {"aten.sym_numel.default", sym_of_part},
     {"aten.sym_stride.int", sym_stride},

@@ -196,3 +196,21 @@ def test_stride_of_an_intermediate_complex_value_is_refused() -> None:
         _core.lower(text)
     ok = _core.lower(text.replace("  %s: symint = aten.sym_stride.int(self=%y, dim=0)\n", ""))
     assert "aten.sym_stride.int(self=%x" in ok and "py:_operator.floordiv" in ok
+
+
+# ---- 5. where with a scalar operand, mT and the conjugate transposes, as torch.export keeps them ----
+
+
+class WhereAndTransposes(torch.nn.Module):
+    def forward(self, c: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.where(c, x, 0), torch.where(c, 1j, x), x.mT, x.mH, x.adjoint(), x[0].H
+
+
+def test_where_scalar_and_transposes_through_export() -> None:
+    c, x = torch.randn(2, 3, 4) > 0, z(2, 3, 4)
+    ep = torch.export.export(WhereAndTransposes(), (c, x))
+    kept = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+    assert {"aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.mT.default", "aten.mH.default"} <= kept, kept
+    ep2 = export_and_compare(WhereAndTransposes(), (c, x))
+    ops = {str(n.target) for n in ep2.graph.nodes if n.op == "call_function"}
+    assert not {"aten.mT.default", "aten.mH.default", "aten.adjoint.default", "aten.matrix_H.default"} & ops

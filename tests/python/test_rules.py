@@ -168,6 +168,12 @@ CASES = [
         lambda dt: (z(dt, 6, 8)[:, :4],),  # strides (8, 1): the 8 is a size of its own
         tracing_mode="symbolic",
     ),
+    Case("where_scalar_other", "aten.where.ScalarOther", lambda x: torch.where(x.real > 0, x, 0), zz(3, 4), True),
+    Case("where_scalar_self", "aten.where.ScalarSelf", lambda x: torch.where(x.real > 0, 2j, x), zz(3, 4), True),
+    Case("mT", "aten.mT.default", lambda x: x.mT, zz(2, 3, 4), pre_dispatch=True),
+    Case("mH", "aten.mH.default", lambda x: x.mH, zz(2, 3, 4), pre_dispatch=True),
+    Case("adjoint", "aten.adjoint.default", lambda x: x.adjoint(), zz(3, 4), pre_dispatch=True),
+    Case("matrix_H", "aten.matrix_H.default", lambda x: x.H, zz(3, 4), pre_dispatch=True),
     Case("detach_inplace", "aten.detach_.default", lambda x: (x * 2).detach_() + 1, zz(3), pre_dispatch=True),
     Case(
         "assert_tensor_metadata",
