@@ -43,7 +43,25 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
     return tuple(arg_specs)
 
 
+def _mutates(gm: fx.GraphModule) -> bool:
+    return any(
+        isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable
+        for n in gm.graph.nodes
+        if n.op == "call_function"
+    )
+
+
+def functionalized(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """ep with its in-place ops made functional (copy_ into a slice becomes slice_scatter, add_
+    becomes add, ...); mutated inputs and buffers become outputs of its signature, which the
+    unlifted module writes back with copy_. A new program: ep itself is left as it is."""
+    if not _mutates(ep.graph_module):
+        return ep
+    return ep.run_decompositions({})
+
+
 def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+    given, ep = ep, functionalized(ep)
     gm = ep.module(**module_check_guards_kwargs())
     new_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
     args, kwargs = _example_inputs(ep)
@@ -53,5 +71,7 @@ def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double:
     real_args, real_kwargs = pytree.tree_unflatten(real_flat, spec)
     dyn = _dynamic_shapes(gm, flat, spec)
     ep2 = torch.export.export(new_gm, tuple(real_args), kwargs=real_kwargs, dynamic_shapes=dyn, strict=False)
+    if ep is not given:  # functional again, so the real write-backs show in the signature as mutations
+        ep2 = ep2.run_decompositions({})
     ep2.graph_module.meta["realify_report"] = report
     return ep2

@@ -214,3 +214,109 @@ def test_where_scalar_and_transposes_through_export() -> None:
     ep2 = export_and_compare(WhereAndTransposes(), (c, x))
     ops = {str(n.target) for n in ep2.graph.nodes if n.op == "call_function"}
     assert not {"aten.mT.default", "aten.mH.default", "aten.adjoint.default", "aten.matrix_H.default"} & ops
+
+
+# ---- 6. in-place ops: an ExportedProgram is functionalized before lowering ----
+
+
+class SpectralConv(torch.nn.Module):
+    """The Fourier neural operator's spectral layer: slice assignment into complex zeros."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(z(4, 4, 3, 3, seed=3) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        xf = torch.fft.rfft2(x)
+        out = torch.zeros(x.shape[0], 4, x.shape[-2], x.shape[-1] // 2 + 1, dtype=torch.cfloat)
+        out[:, :, :3, :3] = torch.einsum("bixy,ioxy->boxy", xf[:, :, :3, :3], self.w)
+        return torch.fft.irfft2(out, s=(x.shape[-2], x.shape[-1]))
+
+
+class InPlaceOps(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x.clone()
+        y.add_(1).mul_(x).div_(2)
+        t = torch.zeros_like(x)
+        t.copy_(y)
+        u = x * 1
+        u.zero_()
+        u.fill_(2j)
+        y[0] = 3j
+        y[torch.tensor([1, 2])] = x[:2]
+        y.masked_fill_(x.real > 0, -1j)
+        return y + t + u
+
+
+class KVCache(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(4, 3, dtype=torch.complex64))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.cache[1:3] = x
+        self.cache.mul_(1j)
+        return self.cache * 2
+
+
+class ScalesInput(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x.mul_(2)
+        return x + 1
+
+
+def _kept_code(model: torch.nn.Module, args: tuple[Any, ...]) -> tuple[torch.export.ExportedProgram, str]:
+    ep = torch.export.export(model, args)
+    return ep, ep.graph_module.code
+
+
+def test_fno_slice_assignment_into_complex_zeros() -> None:
+    x = torch.randn(2, 4, 8, 8)
+    ep, code = _kept_code(SpectralConv(), (x,))
+    assert any(n.target is torch.ops.aten.copy_.default for n in ep.graph.nodes)
+    ep2 = realify.lower(ep)
+    assert ep.graph_module.code == code, "the given program was changed"
+    torch.testing.assert_close(ep2.module()(x), SpectralConv()(x), rtol=1e-4, atol=1e-4)
+
+
+def test_in_place_ops_on_complex_values() -> None:
+    x = z(3, 2, seed=4)
+    ep, code = _kept_code(InPlaceOps(), (x,))
+    kept = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+    assert {"aten.add_.Tensor", "aten.mul_.Tensor", "aten.copy_.default", "aten.zero_.default"} <= kept, kept
+    ep2 = realify.lower(ep)
+    assert ep.graph_module.code == code
+    compare(ep2.module()(to_real(x)), InPlaceOps()(x.clone()), TOL)
+
+
+def test_mutated_complex_buffer_is_written_back_as_the_real_buffer() -> None:
+    x = z(2, 3, seed=5)
+    ep2 = realify.lower(torch.export.export(KVCache(), (x,)))
+    mutations = {s.target for s in ep2.graph_signature.output_specs if s.kind.name == "BUFFER_MUTATION"}
+    assert mutations == {"cache"}
+    lowered, eager = ep2.module(), KVCache()
+    for step in range(2):  # the state carries over from one call to the next
+        compare(lowered(to_real(x)), eager(x), TOL)
+        torch.testing.assert_close(torch.view_as_complex(lowered.cache), eager.cache, msg=f"call {step}")
+
+
+def test_mutated_complex_input_keeps_its_mutation() -> None:
+    x = z(3, seed=6)
+    ep2 = realify.lower(torch.export.export(ScalesInput(), (x.clone(),)))
+    kinds = [s.kind.name for s in ep2.graph_signature.output_specs]
+    assert kinds == ["USER_INPUT_MUTATION", "USER_OUTPUT"]
+    xr = to_real(x.clone())
+    out = ep2.module()(xr)
+    torch.testing.assert_close(torch.view_as_complex(xr), 2 * x)
+    torch.testing.assert_close(torch.view_as_complex(out), 2 * x + 1)
+
+
+def test_copy_into_an_intermediate_value_asks_for_functionalization() -> None:
+    def f(x: torch.Tensor) -> torch.Tensor:
+        y = x * 2
+        y.copy_(x)
+        return y
+
+    gm = make_fx(f, pre_dispatch=True)(z(3))
+    with pytest.raises(realify.UnsupportedOpError, match="functionalize the graph first"):
+        realify.lower(gm)

@@ -174,6 +174,8 @@ CASES = [
     Case("mH", "aten.mH.default", lambda x: x.mH, zz(2, 3, 4), pre_dispatch=True),
     Case("adjoint", "aten.adjoint.default", lambda x: x.adjoint(), zz(3, 4), pre_dispatch=True),
     Case("matrix_H", "aten.matrix_H.default", lambda x: x.H, zz(3, 4), pre_dispatch=True),
+    # the write-back into a graph input (idempotent here: the harness runs eager after the lowered graph)
+    Case("copy_inplace", "aten.copy_.default", lambda x: x.copy_(x * 1) + 1, zz(3)),
     Case("detach_inplace", "aten.detach_.default", lambda x: (x * 2).detach_() + 1, zz(3), pre_dispatch=True),
     Case(
         "assert_tensor_metadata",
