@@ -31,6 +31,7 @@ typedef struct rf_error {
     char node[128];    /* name of the node's first output value */
     char message[512];
     int line;          /* line in the text IR, for parse errors */
+    size_t node_pos;   /* 1 + index of the failing node in the input graph; 0 when none */
 } rf_error;
 
 /* How complex division is lowered. */

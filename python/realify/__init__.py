@@ -1,9 +1,11 @@
 """realify: rewrite complex-valued PyTorch graphs into equivalent real-only graphs."""
 
 from ._core import version as core_version
+from ._lowering import LoweringReport, check_real_only, lower_graph_module
+from ._signature import Boundary, Signature
 from .artifact import load, save
-from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, UnsupportedOpError
-from .lower import Boundary, LoweringReport, Signature, check_real_only, lower, lower_graph_module
+from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, UnsupportedOpError
+from .lower import lower
 
 __version__ = "0.1.0"
 
@@ -14,11 +16,12 @@ __all__ = [
     "LoweringReport",
     "RealifyError",
     "Signature",
+    "Status",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",
-    "load",
     "lower",
+    "load",
     "lower_graph_module",
     "save",
 ]

@@ -1,8 +1,11 @@
-/* CPython binding of the C core. It passes text IR in and out, nothing else:
- * every decision about how a complex op becomes real ops stays in the core. */
+/* CPython binding of the C core. Text IR goes in; graphs come out as plain
+ * Python values read from the core's own IR (the C parser is the one text-IR
+ * reader). Every decision about how a complex op becomes real ops stays in
+ * the core. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "ir/ir.h"
 #include "realify.h"
 
 static PyObject *LowerError;
@@ -24,15 +27,122 @@ static PyObject *take_string(char *s) {
     return r;
 }
 
+/* ---- rf_graph -> Python. A decl is (name, dtype, packed_from|None, shape|None, planar);
+ * an attr is None, bool, int, float, complex, str, a list, ("value", name) or
+ * ("dtype", name). */
+
+static PyObject *dtype_or_none(rf_dtype dt) {
+    if (dt == RF_DT_COUNT) Py_RETURN_NONE;
+    return PyUnicode_FromString(rf_dtype_name(dt));
+}
+
+/* Sets item i of list l to x; on failure (x NULL) releases l and returns NULL. */
+static PyObject *put(PyObject *l, size_t i, PyObject *x) {
+    if (!x) {
+        Py_DECREF(l);
+        return NULL;
+    }
+    PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    return l;
+}
+
+static PyObject *decl_to_py(const rf_value *v) {
+    PyObject *shape = v->rank < 0 ? Py_NewRef(Py_None) : PyList_New(v->rank > 0 ? v->rank : 0);
+    for (int i = 0; shape && i < v->rank; i++) {
+        const rf_dim *d = &v->dims[i];
+        shape = put(shape, (size_t)i, d->sym ? PyUnicode_FromString(d->sym) : PyLong_FromLongLong((long long)d->size));
+    }
+    if (!shape) return NULL;
+    return Py_BuildValue("(ssNNO)", v->name, rf_dtype_name(v->dtype), dtype_or_none(v->packed_from), shape,
+                         v->planar ? Py_True : Py_False);
+}
+
+static PyObject *attr_to_py(const rf_attr *a) {
+    switch (a->kind) {
+    case RF_A_NONE: Py_RETURN_NONE;
+    case RF_A_INT: return PyLong_FromLongLong((long long)a->i);
+    case RF_A_BOOL: return PyBool_FromLong(a->i != 0);
+    case RF_A_FLOAT: return PyFloat_FromDouble(a->f);
+    case RF_A_COMPLEX: return PyComplex_FromDoubles(a->f, a->f_im);
+    case RF_A_STR: return PyUnicode_FromString(a->s);
+    case RF_A_DTYPE: return Py_BuildValue("(ss)", "dtype", rf_dtype_name(a->dtype));
+    case RF_A_VALUE: return Py_BuildValue("(ss)", "value", a->value->name);
+    case RF_A_LIST: {
+        PyObject *l = PyList_New((Py_ssize_t)a->n);
+        for (size_t i = 0; l && i < a->n; i++) l = put(l, i, attr_to_py(&a->items[i]));
+        return l;
+    }
+    }
+    PyErr_SetString(PyExc_SystemError, "realify: unknown attribute kind");
+    return NULL;
+}
+
+static PyObject *node_to_py(const rf_node *n) {
+    PyObject *outs = PyList_New((Py_ssize_t)n->nouts);
+    for (size_t i = 0; outs && i < n->nouts; i++) outs = put(outs, i, decl_to_py(n->outs[i]));
+    PyObject *args = outs ? PyList_New((Py_ssize_t)n->nargs) : NULL;
+    for (size_t i = 0; args && i < n->nargs; i++)
+        args = put(args, i, Py_BuildValue("(sN)", n->args[i].name, attr_to_py(&n->args[i].attr)));
+    if (!args) {
+        Py_XDECREF(outs);
+        return NULL;
+    }
+    PyObject *origin = n->origin ? PyLong_FromSize_t(n->origin->index) : Py_NewRef(Py_None);
+    return Py_BuildValue("(NsNN)", outs, n->op, args, origin);
+}
+
+static PyObject *const_to_py(const rf_value *c) {
+    PyObject *data = c->const_data
+                         ? PyBytes_FromStringAndSize((const char *)c->const_data, (Py_ssize_t)c->const_nbytes)
+                         : Py_NewRef(Py_None);
+    return Py_BuildValue("(NssN)", decl_to_py(c), c->const_kind, c->const_target, data);
+}
+
+/* {"inputs": [decl], "consts": [(decl, kind, target, bytes|None)],
+ *  "nodes": [([decl], op, [(name, attr)], origin|None)], "outputs": [(attr, mark|None)]}
+ * A node's origin is the index of the input-graph node it was lowered from. */
+static PyObject *graph_to_py(const rf_graph *g) {
+    PyObject *ins = PyList_New((Py_ssize_t)g->ninputs);
+    for (size_t i = 0; ins && i < g->ninputs; i++) ins = put(ins, i, decl_to_py(g->inputs[i]));
+    PyObject *consts = PyList_New((Py_ssize_t)g->nconsts);
+    for (size_t i = 0; consts && i < g->nconsts; i++) consts = put(consts, i, const_to_py(g->consts[i]));
+    PyObject *nodes = PyList_New((Py_ssize_t)g->nnodes);
+    for (size_t i = 0; nodes && i < g->nnodes; i++) nodes = put(nodes, i, node_to_py(g->nodes[i]));
+    PyObject *outs = PyList_New((Py_ssize_t)g->noutputs);
+    for (size_t i = 0; outs && i < g->noutputs; i++) {
+        const rf_attr *a = &g->outputs[i];
+        outs = put(outs, i, Py_BuildValue("(NN)", attr_to_py(a), dtype_or_none(a->out_mark)));
+    }
+    if (!ins || !consts || !nodes || !outs) {
+        Py_XDECREF(ins);
+        Py_XDECREF(consts);
+        Py_XDECREF(nodes);
+        Py_XDECREF(outs);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:N,s:N,s:N}", "inputs", ins, "consts", consts, "nodes", nodes, "outputs", outs);
+}
+
+static PyObject *py_parse(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *text = PyUnicode_AsUTF8(arg);
+    if (!text) return NULL;
+    rf_graph *g = parse_or_raise(text);
+    if (!g) return NULL;
+    PyObject *r = graph_to_py(g);
+    rf_graph_free(g);
+    return r;
+}
+
+/* On failure raises LowerError(status, status_name, op, node, message, node_index|None). */
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"text", "truncate_double", "cleanup", "native_fft", "planar", "rotary_op", NULL};
+    static char *kwlist[] = {"text", "truncate_double", "cleanup", "graph", "native_fft", "planar", "rotary_op", NULL};
     const char *text;
-    int truncate_double = 0, cleanup = 1, native_fft = 0;
+    int truncate_double = 0, cleanup = 1, want_graph = 0, native_fft = 0, rotary_op = 0;
     unsigned int planar = 0;
-    int rotary_op = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppIp", kwlist, &text, &truncate_double, &cleanup, &native_fft,
-                                     &planar, &rotary_op))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|ppppIp", kwlist, &text, &truncate_double, &cleanup,
+                                     &want_graph, &native_fft, &planar, &rotary_op))
         return NULL;
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
@@ -49,9 +159,10 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_BEGIN_ALLOW_THREADS
     s = rf_lower(g, &opt, &out, &err);
     Py_END_ALLOW_THREADS
-    rf_graph_free(g);
     if (s != RF_OK) {
-        PyObject *info = Py_BuildValue("(ssss)", rf_status_name(err.code), err.op, err.node, err.message);
+        rf_graph_free(g);
+        PyObject *pos = err.node_pos ? PyLong_FromSize_t(err.node_pos - 1) : Py_NewRef(Py_None);
+        PyObject *info = Py_BuildValue("(issssN)", (int)s, rf_status_name(s), err.op, err.node, err.message, pos);
         if (info) {
             PyErr_SetObject(LowerError, info);
             Py_DECREF(info);
@@ -59,7 +170,12 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     PyObject *r = take_string(rf_print(out));
+    if (r && want_graph) { /* origins point into g: read them before g goes */
+        PyObject *gr = graph_to_py(out);
+        r = gr ? Py_BuildValue("(NN)", r, gr) : NULL;
+    }
     rf_graph_free(out);
+    rf_graph_free(g);
     return r;
 }
 
@@ -94,32 +210,6 @@ static PyObject *py_analyze(PyObject *self, PyObject *arg) {
     return r;
 }
 
-/* The nodes lowering would rewrite: (op, first result's name, whether a rule exists), in graph order. */
-static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
-    (void)self;
-    const char *text = PyUnicode_AsUTF8(arg);
-    if (!text) return NULL;
-    rf_graph *g = parse_or_raise(text);
-    if (!g) return NULL;
-    rf_analysis *a = rf_analyze(g);
-    const size_t *idx;
-    size_t n = rf_analysis_complex_nodes(a, &idx);
-    PyObject *l = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; l && i < n; i++) {
-        const char *op = rf_graph_node_op(g, idx[i]);
-        PyObject *t = Py_BuildValue("(ssO)", op, rf_graph_node_name(g, idx[i]),
-                                    rf_rule_exists(op) ? Py_True : Py_False);
-        if (!t) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, t);
-    }
-    rf_analysis_free(a);
-    rf_graph_free(g);
-    return l;
-}
-
 static PyObject *py_roundtrip(PyObject *self, PyObject *arg) {
     (void)self;
     const char *text = PyUnicode_AsUTF8(arg);
@@ -142,10 +232,10 @@ static PyObject *py_rules(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
-     "lower(text, truncate_double=False, cleanup=True, planar=0, rotary_op=False) -> str: lowered text IR (planar: RF_PLANAR_* flags)"},
+     "lower(text, truncate_double=False, cleanup=True, graph=False, native_fft=False, planar=0, rotary_op=False) -> "
+     "lowered text IR, or (text, graph) (planar: RF_PLANAR_* flags)"},
+    {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
-    {"complex_nodes", py_complex_nodes, METH_O,
-     "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(text) -> str: parse and print"},
     {"rules", py_rules, METH_NOARGS, "rules() -> list[str]: ops with a lowering rule"},
     {NULL, NULL, 0, NULL},
@@ -153,6 +243,24 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "realify._core", "realify C core", -1, methods,
                                     NULL, NULL, NULL, NULL};
+
+/* rf_status by its C name; realify.errors.Status mirrors it. */
+static PyObject *status_codes(void) {
+#define STATUS(c) {#c, c}
+    static const struct {
+        const char *name;
+        rf_status code;
+    } codes[] = {STATUS(RF_OK),          STATUS(RF_ERR_PARSE), STATUS(RF_ERR_UNSUPPORTED),
+                 STATUS(RF_ERR_INVALID), STATUS(RF_ERR_DTYPE), STATUS(RF_ERR_NOMEM)};
+#undef STATUS
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d && i < sizeof codes / sizeof codes[0]; i++) {
+        PyObject *v = PyLong_FromLong((long)codes[i].code);
+        if (!v || PyDict_SetItemString(d, codes[i].name, v) < 0) Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
 
 PyMODINIT_FUNC PyInit__core(void) {
     PyObject *m = PyModule_Create(&module);
@@ -164,6 +272,12 @@ PyMODINIT_FUNC PyInit__core(void) {
         return NULL;
     }
     Py_INCREF(LowerError);
+    PyObject *codes = status_codes();
+    if (!codes || PyModule_AddObject(m, "status_codes", codes) < 0) {
+        Py_XDECREF(codes);
+        Py_DECREF(m);
+        return NULL;
+    }
     PyModule_AddStringConstant(m, "version", REALIFY_VERSION);
     return m;
 }

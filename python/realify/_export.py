@@ -8,7 +8,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from .lower import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
+from ._lowering import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
 from .runtime import unpack
 
 
@@ -43,6 +43,23 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
     return tuple(arg_specs)
 
 
+def _mutates(gm: fx.GraphModule) -> bool:
+    return any(
+        isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable
+        for n in gm.graph.nodes
+        if n.op == "call_function"
+    )
+
+
+def functionalized(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """ep with its in-place ops made functional (copy_ into a slice becomes slice_scatter, add_
+    becomes add, ...); mutated inputs and buffers become outputs of its signature, which the
+    unlifted module writes back with copy_. A new program: ep itself is left as it is."""
+    if not _mutates(ep.graph_module):
+        return ep
+    return ep.run_decompositions({})
+
+
 def lower_exported_program(
     ep: torch.export.ExportedProgram,
     *,
@@ -51,6 +68,7 @@ def lower_exported_program(
     planar: int = 0,
     rotary_op: bool = False,
 ) -> Any:
+    given, ep = ep, functionalized(ep)
     gm = ep.module(**module_check_guards_kwargs())
     new_gm, report = lower_graph_module(
         gm, truncate_double=truncate_double, fft=fft, planar=planar & PLANAR_CONSTS, rotary_op=rotary_op
@@ -62,6 +80,8 @@ def lower_exported_program(
     real_args, real_kwargs = pytree.tree_unflatten(real_flat, spec)
     dyn = _dynamic_shapes(gm, flat, spec)
     ep2 = torch.export.export(new_gm, tuple(real_args), kwargs=real_kwargs, dynamic_shapes=dyn, strict=False)
+    if ep is not given:  # functional again, so the real write-backs show in the signature as mutations
+        ep2 = ep2.run_decompositions({})
     ep2.graph_module.meta["realify_report"] = report
     from .artifact import attach_signature
 

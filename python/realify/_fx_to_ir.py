@@ -47,6 +47,7 @@ class Translation:
     out_spec: pytree.TreeSpec
     complex_values: int = 0
     value_names: dict[fx.Node, list[str]] = field(default_factory=dict)
+    ir_nodes: list[fx.Node] = field(default_factory=list)  # FX node of each IR node, in IR order
 
 
 def op_name(target: Any) -> str | None:
@@ -99,6 +100,7 @@ class _Translator:
         self.lines: list[str] = []
         self.complex_values = 0
         self.multi: set[fx.Node] = set()  # nodes whose value is a tuple or list
+        self.ir_nodes: list[fx.Node] = []
 
     def fresh(self, hint: str) -> str:
         name, k = hint, 0
@@ -175,7 +177,7 @@ class _Translator:
             name = f"py:{getattr(target, '__module__', None) or 'builtins'}.{getattr(target, '__qualname__', target)}"
             name = name.replace(" ", "_").replace("<", "_").replace(">", "_")
             self.callables[name] = target
-        val = node.meta.get("val")
+        val = node.meta.get("val", _written_value(node))
         if isinstance(val, (list, tuple)):
             vals = list(val)
             self.multi.add(node)
@@ -193,6 +195,20 @@ class _Translator:
         args = ", ".join(f"{k}={self.attr(v)}" for k, v in self.named_args(node))
         lhs = ", ".join(outs) if outs else "()"
         self.lines.append(f"  {lhs} = {name}({args})")
+        self.ir_nodes.append(node)
+
+
+def _written_value(node: fx.Node) -> Any:
+    """The value of an in-place op that returns its first argument (the copy_ write-backs that
+    ExportedProgram.module() adds carry no meta["val"]): that argument's value. None otherwise."""
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload) or not node.args or not isinstance(node.args[0], fx.Node):
+        return None
+    rets, first = target._schema.returns, target._schema.arguments[0]
+    aliased = len(rets) == 1 and rets[0].alias_info is not None and first.alias_info is not None
+    if aliased and rets[0].alias_info.is_write and rets[0].alias_info.before_set == first.alias_info.before_set:
+        return node.args[0].meta.get("val")
+    return None
 
 
 def const_kind(gm: fx.GraphModule, target: str) -> str:
@@ -260,4 +276,5 @@ def fx_to_ir(gm: fx.GraphModule) -> Translation:
         out_spec=spec,
         complex_values=t.complex_values,
         value_names=t.names,
+        ir_nodes=t.ir_nodes,
     )

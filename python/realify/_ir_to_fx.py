@@ -1,4 +1,4 @@
-"""Parse the lowered text IR and rebuild it as an FX graph."""
+"""Read the lowered IR (through the C parser) and rebuild it as an FX graph."""
 
 from __future__ import annotations
 
@@ -12,18 +12,8 @@ import torch
 import torch.fx as fx
 from torch._subclasses.fake_tensor import unset_fake_temporarily
 
+from . import _core
 from ._fx_to_ir import DTYPES_BY_NAME, TAGS
-
-_TOKEN = re.compile(
-    r"""\s*(?:
-    (?P<value>%[A-Za-z0-9_.]+)
-  | (?P<string>"(?:[^"\\]|\\.)*")
-  | (?P<number>-?(?:inf|nan)(?![A-Za-z0-9_])|-?\d[\d.]*(?:[eE][+-]?\d+)?)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_.:]*)
-  | (?P<punct>[\[\](),=:!{}?])
-)""",
-    re.VERBOSE,
-)
 
 
 @dataclass
@@ -45,6 +35,7 @@ class IRNode:
     outs: list[Decl]
     op: str
     args: list[tuple[str, Any]]
+    origin: int | None = None  # index of the input-graph node this node was lowered from
 
 
 @dataclass
@@ -52,7 +43,7 @@ class IRConst:
     decl: Decl
     kind: str
     target: str
-    data: str | None = None  # kind "data": the elements as hex of their little-endian bytes
+    data: bytes | None = None  # kind "data": the elements as little-endian bytes
 
 
 @dataclass
@@ -63,97 +54,8 @@ class IRGraph:
     outputs: list[tuple[Any, str | None]] = field(default_factory=list)
 
 
-class _Line:
-    def __init__(self, text: str) -> None:
-        self.toks: list[tuple[str, str]] = []
-        pos = 0
-        text = text.rstrip()
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if not m or m.end() == pos:
-                raise ValueError(f"cannot tokenize IR line: {text!r}")
-            kind = m.lastgroup
-            assert kind is not None
-            self.toks.append((kind, m.group(kind)))
-            pos = m.end()
-        self.i = 0
-
-    def peek(self) -> tuple[str, str] | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def take(self) -> tuple[str, str]:
-        tok = self.toks[self.i]
-        self.i += 1
-        return tok
-
-    def accept(self, text: str) -> bool:
-        tok = self.peek()
-        if tok and tok[1] == text:
-            self.i += 1
-            return True
-        return False
-
-    def expect(self, text: str) -> None:
-        if not self.accept(text):
-            raise ValueError(f"expected {text!r} in IR at token {self.peek()}")
-
-    def decl(self) -> Decl:
-        kind, name = self.take()
-        assert kind == "value", name
-        self.expect(":")
-        _, dtype = self.take()
-        shape: list[int | str] | None = []
-        if self.accept("["):
-            while not self.accept("]"):
-                kind, text = self.take()
-                if text == "?":
-                    shape = None
-                elif kind == "number":
-                    assert shape is not None
-                    shape.append(int(text))
-                elif kind in ("word", "string"):
-                    assert shape is not None
-                    shape.append(_unquote(text) if kind == "string" else text)
-        packed = self.take()[1] if self.accept("!") else None
-        planar = packed is not None and self.accept("planar")
-        return Decl(name[1:], dtype, packed, shape, planar)
-
-    def attr(self) -> Any:
-        kind, text = self.take()
-        if kind == "value":
-            return Ref(text[1:])
-        if kind == "string":
-            return _unquote(text)
-        if kind == "number":
-            if text in ("inf", "-inf", "nan", "-nan") or any(c in text for c in ".eE"):
-                return float(text)
-            return int(text)
-        if text == "[":
-            items = []
-            if not self.accept("]"):
-                items.append(self.attr())
-                while self.accept(","):
-                    items.append(self.attr())
-                self.expect("]")
-            return items
-        if text == "none":
-            return None
-        if text in ("true", "false"):
-            return text == "true"
-        if text == "complex":
-            self.expect("(")
-            re_part = float(self.take()[1])
-            self.expect(",")
-            im_part = float(self.take()[1])
-            self.expect(")")
-            return complex(re_part, im_part)
-        if text in DTYPES_BY_NAME:
-            return DTYPES_BY_NAME[text]
-        raise ValueError(f"unexpected IR token {text!r}")
-
-
-def _unquote(text: str) -> Any:
-    s = re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text[1:-1])
+def _decode_str(s: str) -> Any:
+    """A string attribute: "@tag:value" strings carry torch objects, "@@..." escapes a leading "@"."""
     if s.startswith("@@"):
         return s[1:]
     if s.startswith("@"):
@@ -167,58 +69,38 @@ def _unquote(text: str) -> Any:
     return s
 
 
+def _attr(a: Any) -> Any:
+    if isinstance(a, tuple):  # ("value", name) or ("dtype", name), as the binding gives them
+        kind, name = a
+        return Ref(name) if kind == "value" else DTYPES_BY_NAME[name]
+    if isinstance(a, list):
+        return [_attr(x) for x in a]
+    if isinstance(a, str):
+        return _decode_str(a)
+    return a
+
+
+def _decl(d: tuple[str, str, str | None, list[int | str] | None, bool]) -> Decl:
+    name, dtype, packed_from, shape, planar = d
+    return Decl(name, dtype, packed_from, shape, planar)
+
+
+def read_graph(g: dict[str, Any]) -> IRGraph:
+    """An IRGraph from the Python values the C binding returns for a graph."""
+    return IRGraph(
+        inputs=[_decl(d) for d in g["inputs"]],
+        consts=[IRConst(_decl(d), kind, target, data) for d, kind, target, data in g["consts"]],
+        nodes=[
+            IRNode([_decl(d) for d in outs], op, [(k, _attr(a)) for k, a in args], origin)
+            for outs, op, args, origin in g["nodes"]
+        ],
+        outputs=[(_attr(a), mark) for a, mark in g["outputs"]],
+    )
+
+
 def parse_ir(text: str) -> IRGraph:
-    g = IRGraph()
-    for line in text.splitlines():
-        if not line.strip() or line.strip() in ("graph {", "}"):
-            continue
-        ln = _Line(line)
-        head = ln.peek()
-        assert head is not None
-        if head[1] == "input":
-            ln.take()
-            g.inputs.append(ln.decl())
-        elif head[1] == "const":
-            ln.take()
-            d = ln.decl()
-            ln.expect("=")
-            kind = ln.take()[1]
-            target = _unquote(ln.take()[1])
-            data = ln.take()[1][1:-1] if kind == "data" else None
-            g.consts.append(IRConst(d, kind, target, data))
-        elif head[1] == "output":
-            ln.take()
-            ln.expect("(")
-            if not ln.accept(")"):
-                while True:
-                    a = ln.attr()
-                    mark = ln.take()[1] if ln.accept("!") else None
-                    g.outputs.append((a, mark))
-                    if ln.accept(")"):
-                        break
-                    ln.expect(",")
-        else:
-            outs: list[Decl] = []
-            if ln.accept("("):
-                ln.expect(")")
-            else:
-                outs.append(ln.decl())
-                while ln.accept(","):
-                    outs.append(ln.decl())
-            ln.expect("=")
-            op = ln.take()[1]
-            ln.expect("(")
-            args: list[tuple[str, Any]] = []
-            if not ln.accept(")"):
-                while True:
-                    name = ln.take()[1]
-                    ln.expect("=")
-                    args.append((name, ln.attr()))
-                    if ln.accept(")"):
-                        break
-                    ln.expect(",")
-            g.nodes.append(IRNode(outs, op, args))
-    return g
+    """Parse text IR with the C core's parser."""
+    return read_graph(_core.parse(text))
 
 
 def const_tensor(c: IRConst, device: torch.device | None = None) -> torch.Tensor:
@@ -226,7 +108,7 @@ def const_tensor(c: IRConst, device: torch.device | None = None) -> torch.Tensor
     assert c.data is not None and c.decl.shape is not None
     dtype = DTYPES_BY_NAME[c.decl.dtype]
     shape = [int(d) for d in c.decl.shape]
-    data = bytearray.fromhex(c.data)
+    data = bytearray(c.data)
     with unset_fake_temporarily():  # a real tensor, also while a compiler's fake mode is active
         raw = torch.frombuffer(data, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
         if sys.byteorder != "little":
@@ -236,6 +118,8 @@ def const_tensor(c: IRConst, device: torch.device | None = None) -> torch.Tensor
 
 
 def resolve_target(op: str, callables: dict[str, Any]) -> Any:
+    if op.startswith("py:_operator.") and op not in callables:  # one of Python's operators, made by the core
+        return getattr(operator, op.removeprefix("py:_operator."))
     if op.startswith("py:"):
         return callables[op]
     ns, name, overload = op.split(".", 2)
@@ -261,7 +145,8 @@ class Rebuilder:
             return [self.arg(x) for x in a]
         return a
 
-    def call(self, n: IRNode) -> None:
+    def call(self, n: IRNode) -> list[fx.Node]:
+        """Emit n; returns the FX nodes made (the call, and a getitem per output of a sequence)."""
         target = resolve_target(n.op, self.callables)
         args: list[Any] = []
         kwargs: dict[str, Any] = {}
@@ -290,11 +175,13 @@ class Rebuilder:
         node = self.graph.create_node("call_function", target, tuple(args), kwargs, name=name)
         if len(n.outs) == 1 and not _returns_sequence(target):
             self.env[n.outs[0].name] = node
-        else:
-            for i, d in enumerate(n.outs):
-                self.env[d.name] = self.graph.create_node(
-                    "call_function", operator.getitem, (node, i), {}, name=_fx_name(d.name)
-                )
+            return [node]
+        made = [node]
+        for i, d in enumerate(n.outs):
+            item = self.graph.create_node("call_function", operator.getitem, (node, i), {}, name=_fx_name(d.name))
+            self.env[d.name] = item
+            made.append(item)
+        return made
 
 
 def _returns_sequence(target: Any) -> bool:

@@ -3,7 +3,7 @@ the original graph's fake mode, so symbolic shapes survive."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 import torch.fx as fx
@@ -14,28 +14,28 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils import _pytree as pytree
 
 from ._fx_to_ir import fetch_attr
-
-if TYPE_CHECKING:
-    from .lower import Signature
+from ._signature import Signature
+from .runtime import planar_real, unpack
 
 
 class _FakeProp(fx.Interpreter):
     """Runs the rebuilt graph on fake tensors and stores meta["val"].
 
-    A node that applies the input graph's op to arguments whose fake values have the same
-    dtype, device, shape and strides as there (the C core copies real nodes verbatim) gets
-    the input node's value: the same computation on the same metadata gives the same
-    metadata, and it spares a fake dispatch for most nodes of a large graph.
+    A node that applies its origin's op (the input node the C core lowered it from) to
+    arguments whose fake values have the same dtype, device, shape and strides as there
+    (the C core copies real nodes verbatim) gets the input node's value: the same
+    computation on the same metadata gives the same metadata, and it spares a fake
+    dispatch for most nodes of a large graph.
     """
 
-    def __init__(self, gm: fx.GraphModule, mode: FakeTensorMode, originals: dict[str, fx.Node] | None) -> None:
+    def __init__(self, gm: fx.GraphModule, mode: FakeTensorMode, originals: dict[fx.Node, fx.Node] | None) -> None:
         super().__init__(gm)
         self.mode = mode
         self.originals = originals or {}
         self.twins: dict[fx.Node, fx.Node] = {}
 
     def _twin(self, n: fx.Node) -> fx.Node | None:
-        orig = self.originals.get(n.name)
+        orig = self.originals.get(n)
         if orig is None or n.op != "call_function" or orig.target != n.target or "val" not in orig.meta:
             return None
         new_leaves, new_spec = pytree.tree_flatten(_named_args(n))
@@ -94,24 +94,13 @@ def _fresh_fake(v: torch.Tensor) -> torch.Tensor:
     return torch.empty_strided(shape, stride, dtype=v.dtype, device=v.device, requires_grad=v.requires_grad)
 
 
-def real_view(x: Any, real_dtype: torch.dtype) -> Any:
-    """The [..., 2] real form of a complex tensor (a view when no cast is needed)."""
-    r = torch.view_as_real(x.resolve_conj() if x.is_conj() else x)
-    return r if r.dtype == real_dtype else r.to(real_dtype)
-
-
-def planar_real(x: Any, real_dtype: torch.dtype) -> Any:
-    """The planar [2, ...] real form of a complex tensor: real part at [0], imaginary at [1], contiguous."""
-    return torch.stack([x.real, x.imag]).to(real_dtype)
-
-
 def recompute_meta(
     gm: fx.GraphModule,
     orig_placeholders: list[fx.Node],
     sig: Signature,
-    truncate_double: bool,
-    originals: dict[str, fx.Node] | None = None,
+    originals: dict[fx.Node, fx.Node] | None = None,
 ) -> None:
+    """originals: each rebuilt node's origin in the input graph (see _FakeProp)."""
     vals = [p.meta["val"] for p in orig_placeholders]
     try:
         mode = detect_fake_mode(vals)
@@ -131,7 +120,7 @@ def recompute_meta(
         if i not in packed:
             return v
         b = packed[i]
-        return planar_real(v, b.real_dtype) if b.planar else real_view(v, b.real_dtype)
+        return planar_real(v, b.real_dtype) if b.planar else unpack(v, b.real_dtype)
 
     with mode:
         args = [real_arg(i, v) for i, v in enumerate(vals)]

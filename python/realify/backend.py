@@ -18,9 +18,8 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
 from . import native_fft
-from ._meta import planar_real, real_view
-from .lower import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
-from .runtime import ComplexAdapter
+from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
+from .runtime import ComplexAdapter, planar_real, unpack
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
 
@@ -103,7 +102,7 @@ def compile_lowered(
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
     for b in report.signature.inputs:
-        to_real = planar_real if b.planar else real_view
+        to_real = planar_real if b.planar else unpack
         real_inputs[int(b.position)] = to_real(real_inputs[int(b.position)], b.real_dtype)
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 
 import torch.fx as fx
+
+
+class Status(IntEnum):
+    """rf_status of include/realify.h (a test checks the two agree)."""
+
+    OK = 0
+    ERR_PARSE = 1
+    ERR_UNSUPPORTED = 2
+    ERR_INVALID = 3
+    ERR_DTYPE = 4
+    ERR_NOMEM = 5
 
 
 class RealifyError(Exception):

@@ -9,12 +9,13 @@ from typing import Any
 
 import torch
 
-from ._meta import planar_real
-from .lower import Signature
+from ._signature import Signature
+from .errors import RealifyError
 
 
 def unpack(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-    """Complex tensor -> real [..., 2] tensor.
+    """Complex tensor -> real [..., 2] tensor: realify's one packing helper
+    (arguments, constants, fake values).
 
     A zero-copy view (any strides) unless the conj bit is set, which must be
     resolved first, or a dtype change (complex128 truncated to float32) forces
@@ -26,14 +27,9 @@ def unpack(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     return r if r.dtype == real_dtype else r.to(real_dtype)
 
 
-def pack(r: torch.Tensor, complex_dtype: torch.dtype) -> torch.Tensor:
-    """Real [..., 2] tensor -> complex tensor of `complex_dtype` (a view when layout allows)."""
-    want = complex_dtype.to_real()
-    if r.dtype != want:
-        r = r.to(want)
-    if r.stride(-1) != 1 or any(s % 2 for s in r.stride()[:-1]) or r.storage_offset() % 2:
-        r = r.contiguous()
-    return torch.view_as_complex(r)
+def planar_real(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+    """The planar [2, ...] real form of a complex tensor: real part at [0], imaginary at [1], contiguous."""
+    return torch.stack([x.real, x.imag]).to(real_dtype)
 
 
 class PlanarCache:
@@ -61,6 +57,67 @@ class PlanarCache:
         return value
 
 
+def pack(r: torch.Tensor, complex_dtype: torch.dtype) -> torch.Tensor:
+    """Real [..., 2] tensor -> complex tensor of `complex_dtype` (a view when layout allows)."""
+    want = complex_dtype.to_real()
+    if r.dtype != want:
+        r = r.to(want)
+    if r.stride(-1) != 1 or any(s % 2 for s in r.stride()[:-1]) or r.storage_offset() % 2:
+        r = r.contiguous()
+    return torch.view_as_complex(r)
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, torch.Tensor):
+        return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
+    return f"a {type(x).__name__}"
+
+
+def _shape_text(shape: Sequence[Any]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class PackedArgCheck:
+    """A forward pre-hook of a lowered GraphModule: each argument that carries a complex tensor
+    must be its real [..., 2] form, and no tensor argument may be complex. Without it a wrong
+    argument fails deep inside the graph (an IndexError on the missing last axis)."""
+
+    def __init__(self, sig: Signature, placeholders: Sequence[Any], expected: Sequence[Any]) -> None:
+        self.packed = {int(b.position): b for b in sig.inputs}
+        self.names = [str(p) for p in placeholders]
+        # expected shapes as ints, None for symbolic sizes; None for a non-tensor argument
+        self.shapes = [
+            [d if isinstance(d, int) else None for d in v.shape] if isinstance(v, torch.Tensor) else None
+            for v in expected
+        ]
+
+    def check(self, args: Sequence[Any]) -> None:
+        for i, (a, shape) in enumerate(zip(args, self.shapes, strict=False)):
+            if shape is None or not isinstance(a, torch.Tensor):
+                continue
+            b = self.packed.get(i)
+            want = _shape_text(["?" if d is None else d for d in shape])
+            if b is None:
+                if a.is_complex():
+                    raise RealifyError(
+                        f"argument {i} ({self.names[i]}) of the lowered graph is real: expected a real tensor of "
+                        f"shape {want}, got {_describe(a)}"
+                    )
+                continue
+            dims_ok = a.dim() == len(shape) and all(
+                d is None or not isinstance(s, int) or s == d for s, d in zip(a.shape, shape, strict=True)
+            )
+            if a.is_complex() or a.dtype != b.real_dtype or not dims_ok:
+                hint = " (pass realify.runtime.unpack(x, dtype) of the complex tensor)" if a.is_complex() else ""
+                raise RealifyError(
+                    f"argument {i} ({self.names[i]}) of the lowered graph carries a {b.complex_dtype} tensor as "
+                    f"real [..., 2]: expected a {b.real_dtype} tensor of shape {want}, got {_describe(a)}{hint}"
+                )
+
+    def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
+        self.check(args)
+
+
 class ComplexAdapter:
     """Wraps a callable compiled from a lowered graph so callers use complex tensors."""
 
@@ -73,6 +130,9 @@ class ComplexAdapter:
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
         for i, dt in self.in_plan:
+            if i >= len(real) or not isinstance(real[i], torch.Tensor) or not real[i].is_complex():
+                got = _describe(real[i]) if i < len(real) else "nothing"
+                raise RealifyError(f"argument {i} must be a complex tensor ({dt} pairs inside), got {got}")
             real[i] = unpack(real[i], dt)
         for i, (dt, cache) in self.planar.items():
             real[i] = cache.get(real[i], dt)

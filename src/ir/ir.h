@@ -86,6 +86,7 @@ struct rf_node {
     size_t nouts;
     rf_value **outs;
     size_t index; /* position in the graph's node list */
+    const rf_node *origin; /* lowering output: the input-graph node it came from (valid while that graph lives) */
 };
 
 typedef struct rf_arena rf_arena;

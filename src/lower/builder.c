@@ -21,6 +21,12 @@ static rf_value *new_value(rf_lowering *L, const char *suffix, rf_dtype dt, int 
     return rf_value_new(L->out, hint(L, suffix, buf, sizeof buf), dt, rank, dims);
 }
 
+/* Every node the builder makes records the input node being lowered: its provenance. */
+static void append(rf_lowering *L, rf_node *n) {
+    n->origin = L->cur;
+    rf_graph_append_node(L->out, n);
+}
+
 rf_node *rf_b_node(rf_lowering *L, const char *op, size_t nargs, const rf_arg *args, size_t nouts,
                    const rf_value *const *like, rf_dtype dt, const char *suffix) {
     rf_node *n = rf_node_new(L->out, op, nargs, nouts);
@@ -29,7 +35,7 @@ rf_node *rf_b_node(rf_lowering *L, const char *op, size_t nargs, const rf_arg *a
         n->args[i].attr = args[i].attr;
     }
     for (size_t i = 0; i < nouts; i++) n->outs[i] = new_value(L, suffix, dt, like[i]->rank, like[i]->dims);
-    rf_graph_append_node(L->out, n);
+    append(L, n);
     return n;
 }
 
@@ -66,7 +72,7 @@ static rf_value *emit_binary(rf_lowering *L, const char *op, rf_value *x, rf_rv 
     rf_node *n = rf_node_new(L->out, op, 2, 1);
     memcpy(n->args, args, sizeof args);
     n->outs[0] = new_value(L, suffix, x->dtype, rank, dims);
-    rf_graph_append_node(L->out, n);
+    append(L, n);
     return n->outs[0];
 }
 
@@ -141,7 +147,7 @@ rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index) {
             if (i != d) dims[j++] = x->dims[i];
     }
     n->outs[0] = new_value(L, index == 0 ? "_re" : "_im", x->dtype, rank, dims);
-    rf_graph_append_node(L->out, n);
+    append(L, n);
     return n->outs[0];
 }
 
@@ -166,7 +172,7 @@ rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim) {
         }
     }
     n->outs[0] = new_value(L, "_packed", a->dtype, rank, dims);
-    rf_graph_append_node(L->out, n);
+    append(L, n);
     return n->outs[0];
 }
 
@@ -204,7 +210,7 @@ rf_value *rf_b_op(rf_lowering *L, const char *op, size_t nargs, const rf_arg *ar
         n->args[i].attr = args[i].attr;
     }
     n->outs[0] = new_value(L, suffix, dt, rank, dims);
-    rf_graph_append_node(L->out, n);
+    append(L, n);
     return n->outs[0];
 }
 
@@ -340,6 +346,6 @@ rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const c
         snprintf(hint, sizeof hint, "%s%s", o->name, suffix);
         m->outs[i] = rf_value_new(L->out, hint, odt, o->rank, o->dims);
     }
-    rf_graph_append_node(L->out, m);
+    append(L, m);
     return m;
 }

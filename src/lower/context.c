@@ -24,6 +24,8 @@ rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *
         L->err->code = code;
         snprintf(L->err->op, sizeof L->err->op, "%s", n ? n->op : "");
         snprintf(L->err->node, sizeof L->err->node, "%s", (n && n->nouts) ? n->outs[0]->name : "");
+        int in_input = n && n->index < L->in->nnodes && L->in->nodes[n->index] == n;
+        L->err->node_pos = in_input ? n->index + 1 : 0;
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(L->err->message, sizeof L->err->message, fmt, ap);

@@ -57,6 +57,7 @@ static void copy_node(rf_lowering *L, const rf_node *n) {
         m->outs[i] = rf_value_new(L->out, o->name, o->dtype, o->rank, o->dims);
         L->real_map[o->id] = m->outs[i];
     }
+    m->origin = n;
     rf_graph_append_node(L->out, m);
 }
 

@@ -76,6 +76,7 @@ const rf_rule_entry rf_rules_construct[] = {
     {"aten.real.default", real_part, 0},
     {"aten.imag.default", imag_part, 0},
     {"aten._conj.default", conjugate, 0},
+    {"aten.detach_.default", identity, 0}, /* torch.tensor(...) constants under export: lift_fresh_copy, detach_ */
     {"aten.conj_physical.default", conjugate, 0},
     {"aten._conj_physical.default", conjugate, 0},
     {"aten.resolve_conj.default", identity, 0},

@@ -46,6 +46,14 @@ static rf_status full_like(rf_lowering *L, const rf_node *n) {
     }
 }
 
+/* where.self on tensors: the form of every where overload once its scalars are tensors. */
+static rf_value *where_self(rf_lowering *L, const rf_node *n, const rf_attr *attrs, rf_dtype w, const char *suffix) {
+    rf_arg args[3] = {{"condition", attrs[0]}, {"self", attrs[1]}, {"other", attrs[2]}};
+    const rf_value *o = n->outs[0];
+    return rf_b_op(L, "aten.where.self", 3, args, w, o->rank, o->dims, suffix);
+}
+
+/* where.self, where.ScalarOther (where(c, z, 0)) and where.ScalarSelf. */
 static rf_status where(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_value *cond = rf_in_real(L, n, "condition");
@@ -55,14 +63,13 @@ static rf_status where(rf_lowering *L, const rf_node *n) {
     if (!like) return rf_fail(L, n, RF_ERR_INVALID, "where needs a tensor operand");
     rf_cx r = {0};
     rf_value *ar = rf_b_materialize(L, a.re, like), *br = rf_b_materialize(L, b.re, like);
-    const char *names[3] = {"condition", "self", "other"};
     rf_attr attrs[3] = {rf_attr_of_value(cond), rf_attr_of_value(ar), rf_attr_of_value(br)};
-    r.re = rf_val(rf_b_copy_node(L, n, 3, names, attrs, w, "_re")->outs[0]);
+    r.re = rf_val(where_self(L, n, attrs, w, "_re"));
     r.im_zero = a.im_zero && b.im_zero;
     if (!r.im_zero) {
         attrs[1] = rf_attr_of_value(a.im_zero ? rf_b_zeros_like(L, ar) : rf_b_materialize(L, a.im, like));
         attrs[2] = rf_attr_of_value(b.im_zero ? rf_b_zeros_like(L, br) : rf_b_materialize(L, b.im, like));
-        r.im = rf_val(rf_b_copy_node(L, n, 3, names, attrs, w, "_im")->outs[0]);
+        r.im = rf_val(where_self(L, n, attrs, w, "_im"));
     }
     rf_set_cx(L, n->outs[0], r);
     return RF_OK;
@@ -73,5 +80,7 @@ const rf_rule_entry rf_rules_creation[] = {
     {"aten.ones_like.default", ones_like, 0},
     {"aten.full_like.default", full_like, 0},
     {"aten.where.self", where, 0},
+    {"aten.where.ScalarOther", where, 0},
+    {"aten.where.ScalarSelf", where, 0},
     {NULL, NULL, 0},
 };

@@ -99,6 +99,32 @@ rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n) {
     return rf_lower_as_strided_on(L, n, rf_attr_is_tensor(self) ? self->value : NULL);
 }
 
+/* copy_ into a complex graph input or constant: the write-back of a mutated input or
+ * buffer that torch.export's unlifted module ends with (realify.lower functionalizes an
+ * ExportedProgram first, so no other in-place op reaches here). The [..., 2] form of the
+ * destination is the tensor the caller or the module holds, so the packed source is
+ * copied into it. */
+static rf_status copy_inplace(rf_lowering *L, const rf_node *n) {
+    const rf_attr *self = rf_node_arg(n, "self"), *src = rf_node_arg(n, "src");
+    if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(src) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs two tensors and one result", n->op);
+    const rf_value *dst = self->value;
+    if (!rf_dtype_is_complex(dst->dtype) || !rf_dtype_is_complex(src->value->dtype))
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s between a complex and a real tensor", n->op);
+    if (dst->producer)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED,
+                       "%s into a complex value that is not a graph input or constant: functionalize the graph "
+                       "first (realify.lower does it for an ExportedProgram)", n->op);
+    rf_value *p = rf_packed_of(L, dst), *from = rf_packed_of(L, src->value);
+    if (!p || !from) return RF_ERR_INVALID;
+    const rf_attr *nb = rf_node_arg(n, "non_blocking");
+    rf_arg args[3] = {{"self", rf_attr_of_value(p)}, {"src", rf_attr_of_value(from)}, {"non_blocking", {0}}};
+    if (nb) args[2].attr = *nb;
+    rf_b_op(L, n->op, nb ? 3 : 2, args, p->dtype, p->rank, p->dims, "_wb");
+    rf_set_alias(L, n->outs[0], src->value);
+    return RF_OK;
+}
+
 const rf_rule_entry rf_rules_movement[] = {
     {"aten.alias_copy.default", rf_lower_componentwise, 0},
     {"aten.view_copy.default", rf_lower_componentwise, 0},
@@ -135,6 +161,7 @@ const rf_rule_entry rf_rules_movement[] = {
     {"aten.diag_embed.default", rf_lower_componentwise, 0},
     {"aten.diag.default", rf_lower_componentwise, 0},
     {"aten.copy.default", fill_src, 0},
+    {"aten.copy_.default", copy_inplace, 0},
     {"aten.resize.default", rf_lower_componentwise, 0},
     {"aten.resize_as.default", rf_lower_componentwise, 0},
     {"aten.slice_scatter.default", fill_src, 0},

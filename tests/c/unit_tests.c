@@ -121,6 +121,12 @@ static void test_lower_rope(void) {
         CHECK(count_op(out, "aten.stack.default") == 1);
         CHECK(count_op(out, "aten.select.int") == 4);
         CHECK(count_op(out, "aten.mul.Tensor") == 4);
+        /* provenance: each new node names the input node it was lowered from; the muls come from %m */
+        for (size_t i = 0; i < out->nnodes; i++) {
+            const rf_node *o = out->nodes[i]->origin;
+            CHECK(!o || (o->index < g->nnodes && g->nodes[o->index] == o));
+            if (strcmp(out->nodes[i]->op, "aten.mul.Tensor") == 0) CHECK(o && strcmp(o->outs[0]->name, "m") == 0);
+        }
         rf_graph_free(out);
     }
     rf_string_free(before);
@@ -138,6 +144,7 @@ static void test_unsupported(void) {
     CHECK(out == NULL);
     CHECK(strcmp(err.op, "aten.frobnicate.default") == 0);
     CHECK(strcmp(err.node, "y") == 0);
+    CHECK(err.node_pos == 1); /* 1 + the node's index in the input graph */
     rf_graph_free(g);
 }
 

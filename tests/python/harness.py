@@ -61,9 +61,10 @@ def check(
     pre_dispatch: bool = False,
     truncate_double: bool = False,
     tol: dict[str, float] | None = None,
+    tracing_mode: str = "real",
 ) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
     """Trace fn with make_fx, lower it, and compare with eager. Returns (traced, lowered)."""
-    gm = make_fx(fn, pre_dispatch=pre_dispatch)(*args)
+    gm = make_fx(fn, pre_dispatch=pre_dispatch, tracing_mode=tracing_mode)(*args)
     code_before = gm.code
     lowered = realify.lower(gm, truncate_double=truncate_double)
     assert gm.code == code_before, "realify.lower changed its input"

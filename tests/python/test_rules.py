@@ -24,6 +24,7 @@ class Case:
     fn: Callable[..., Any]
     args: Callable[[torch.dtype], tuple[Any, ...]]
     pre_dispatch: bool = False
+    tracing_mode: str = "real"  # "symbolic" for the sym_* ops
 
 
 def z(dt: torch.dtype, *shape: int, seed: int = 0) -> torch.Tensor:
@@ -164,6 +165,32 @@ CASES = [
     Case("to_copy_precision", "aten._to_copy.default", lambda x: x.to(wider(x.dtype)), zz(3, 4)),
     Case("to_copy_to_real", "aten._to_copy.default", lambda x: A._to_copy.default(x, dtype=x.real.dtype), zz(3, 4)),
     Case("to_copy_from_real", "aten._to_copy.default", lambda x: x.to(torch.complex64) * 1, lambda dt: (r(dt, 3, 4),)),
+    Case(
+        "sym_size", "aten.sym_size.int", lambda x: x.reshape(x.shape[0] * x.shape[1]), zz(3, 4), tracing_mode="symbolic"
+    ),
+    Case("sym_numel", "aten.sym_numel.default", lambda x: x.reshape(x.numel()), zz(3, 4), tracing_mode="symbolic"),
+    Case(
+        "sym_stride",
+        "aten.sym_stride.int",
+        lambda x: x.reshape(-1, x.stride(0) // 2),
+        lambda dt: (z(dt, 6, 8)[:, :4],),  # strides (8, 1): the 8 is a size of its own
+        tracing_mode="symbolic",
+    ),
+    Case("where_scalar_other", "aten.where.ScalarOther", lambda x: torch.where(x.real > 0, x, 0), zz(3, 4), True),
+    Case("where_scalar_self", "aten.where.ScalarSelf", lambda x: torch.where(x.real > 0, 2j, x), zz(3, 4), True),
+    Case("mT", "aten.mT.default", lambda x: x.mT, zz(2, 3, 4), pre_dispatch=True),
+    Case("mH", "aten.mH.default", lambda x: x.mH, zz(2, 3, 4), pre_dispatch=True),
+    Case("adjoint", "aten.adjoint.default", lambda x: x.adjoint(), zz(3, 4), pre_dispatch=True),
+    Case("matrix_H", "aten.matrix_H.default", lambda x: x.H, zz(3, 4), pre_dispatch=True),
+    # the write-back into a graph input (idempotent here: the harness runs eager after the lowered graph)
+    Case("copy_inplace", "aten.copy_.default", lambda x: x.copy_(x * 1) + 1, zz(3)),
+    Case("detach_inplace", "aten.detach_.default", lambda x: (x * 2).detach_() + 1, zz(3), pre_dispatch=True),
+    Case(
+        "assert_tensor_metadata",
+        "aten._assert_tensor_metadata.default",
+        lambda x: (A._assert_tensor_metadata.default(x, dtype=x.dtype), x * 2)[1],
+        zz(3),
+    ),
     Case("to_dtype", "aten.to.dtype", lambda x: x.to(wider(x.dtype)), zz(3, 4), pre_dispatch=True),
     Case(
         "to_dtype_layout",
@@ -368,7 +395,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_matches_eager(case: Case, dtype: torch.dtype) -> None:
     args = case.args(dtype)
-    traced, lowered = check(case.fn, args, pre_dispatch=case.pre_dispatch)
+    traced, lowered = check(case.fn, args, pre_dispatch=case.pre_dispatch, tracing_mode=case.tracing_mode)
     assert case.op in traced_ops(traced), f"{case.name} did not exercise {case.op}: {sorted(traced_ops(traced))}"
 
 
@@ -384,7 +411,9 @@ def test_rule_truncate_double(case: Case) -> None:
 def test_every_rule_has_a_case() -> None:
     covered = set()
     for case in CASES:
-        gm = make_fx(case.fn, pre_dispatch=case.pre_dispatch)(*case.args(torch.complex64))
+        gm = make_fx(case.fn, pre_dispatch=case.pre_dispatch, tracing_mode=case.tracing_mode)(
+            *case.args(torch.complex64)
+        )
         covered |= traced_ops(gm)
     from opinfo_support import traced_ops as opinfo_ops
 
