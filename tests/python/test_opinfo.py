@@ -93,7 +93,9 @@ def hand_case_ops() -> set[str]:
 
     ops: set[str] = set()
     for case in CASES:
-        gm = make_fx(case.fn, pre_dispatch=case.pre_dispatch)(*case.args(torch.complex64))
+        gm = make_fx(case.fn, pre_dispatch=case.pre_dispatch, tracing_mode=case.tracing_mode)(
+            *case.args(torch.complex64)
+        )
         ops |= {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
     return ops
 
