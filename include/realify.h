@@ -58,6 +58,10 @@ size_t rf_analysis_complex_consts(const rf_analysis *a, const size_t **indices);
 size_t rf_analysis_complex_outputs(const rf_analysis *a, const size_t **indices);
 char *rf_analysis_print(const rf_analysis *a);
 
+/* Checks a graph before lowering (values defined before use, no cycles, sane
+ * shapes and sizes, required arguments, dims in range). rf_lower runs it too. */
+rf_status rf_verify(const rf_graph *g, rf_error *err);
+
 /* Lowering: builds a new graph; `in` is never modified. Inputs, constants and
  * outputs that were complex carry a `!cNN` mark in the new graph. */
 void rf_lower_options_init(rf_lower_options *opt);

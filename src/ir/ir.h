@@ -85,6 +85,7 @@ struct rf_node {
     size_t nouts;
     rf_value **outs;
     size_t index; /* position in the graph's node list */
+    int line;     /* line in the text IR it was parsed from; 0 if none */
 };
 
 typedef struct rf_arena rf_arena;
@@ -137,6 +138,8 @@ rf_attr rf_attr_ref(rf_value *v);
 /* Argument lookup */
 const rf_attr *rf_node_arg(const rf_node *n, const char *name);
 int rf_attr_is_tensor(const rf_attr *a);
+
+/* Verifier (verify.c): rf_verify is declared in realify.h. */
 
 /* Shapes */
 int rf_dim_equal(const rf_dim *a, const rf_dim *b);

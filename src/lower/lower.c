@@ -306,6 +306,8 @@ void rf_lower_options_init(rf_lower_options *opt) {
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
     *out = NULL;
+    rf_status vs = rf_verify(in, err); /* rules take a well-formed graph for granted */
+    if (vs != RF_OK) return vs;
     rf_lowering L = {0};
     L.in = in;
     if (opt) L.opt = *opt;
