@@ -63,6 +63,7 @@ $(FUZZ_DIR)/fuzz_ir: $(FUZZ_SOURCES) $(wildcard src/*/*.h include/*.h)
 fuzz: $(FUZZ_DIR)/fuzz_ir
 	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
 	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=tools/fuzz_ir.dict \
 		-artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
 
 # The short run `make test` does: only where clang-14 with libFuzzer is installed.

@@ -241,29 +241,47 @@ static int is_dim_arg(const rf_node *n, const char *name) {
                                                         strcmp(name, "destination") == 0);
 }
 
-/* The largest rank among self/input, tensor list items and results; -1 when
- * one of them is unknown (a dim may then be valid for any rank). */
+/* Ops whose dim counts the dims of the result, one more than the operand has. */
+static int dim_adds_one(const char *op) {
+    static const char *const bases[] = {"unsqueeze", "unsqueeze_", "unsqueeze_copy", "diag_embed", "stack",
+                                        "_stack", NULL};
+    if (strncmp(op, "aten.", 5) != 0) return 0;
+    const char *base = op + 5, *dot = strchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    for (const char *const *b = bases; *b; b++)
+        if (strlen(*b) == len && strncmp(base, *b, len) == 0) return 1;
+    return 0;
+}
+
+/* The rank a dim argument indexes: the largest rank among the operands
+ * (self, input, other, tensors), plus one where the op adds a dim; without
+ * such operands, the largest result rank. -1 when a rank it needs is unknown. */
 static int reference_rank(const rf_node *n) {
-    int r = 0;
+    int r = 0, have = 0;
     for (size_t i = 0; i < n->nargs; i++) {
         const char *name = n->args[i].name;
         const rf_attr *a = &n->args[i].attr;
-        if (strcmp(name, "self") != 0 && strcmp(name, "input") != 0 && strcmp(name, "tensors") != 0) continue;
+        if (strcmp(name, "self") != 0 && strcmp(name, "input") != 0 && strcmp(name, "other") != 0 &&
+            strcmp(name, "tensors") != 0)
+            continue;
         size_t k = a->kind == RF_A_LIST ? a->n : 1;
         for (size_t j = 0; j < k; j++) {
             const rf_attr *t = a->kind == RF_A_LIST ? &a->items[j] : a;
             if (!is_tensor_value(t)) continue;
             if (t->value->rank < 0) return -1;
             if (t->value->rank > r) r = t->value->rank;
+            have = 1;
         }
     }
+    if (have) return r + dim_adds_one(n->op);
     for (size_t i = 0; i < n->nouts; i++) {
         const rf_value *o = n->outs[i];
         if (!rf_dtype_is_tensor(o->dtype)) continue;
         if (o->rank < 0) return -1;
         if (o->rank > r) r = o->rank;
+        have = 1;
     }
-    return r;
+    return have ? r : -1;
 }
 
 static void check_dim_value(verifier *V, const char *name, int64_t d, int rank) {
