@@ -129,6 +129,10 @@ rf_value *rf_graph_find_value(const rf_graph *g, const char *name);
  * (indexed by the source value's id) when map != NULL. */
 rf_attr rf_attr_copy(rf_graph *g, const rf_attr *a, rf_value *const *map);
 
+/* Some value reference in n's arguments (lists included) is NULL: a mapping
+ * that found no value, which no later pass may meet. */
+int rf_node_refs_null(const rf_node *n);
+
 /* Attribute constructors */
 rf_attr rf_attr_int(int64_t i);
 rf_attr rf_attr_float(double f);

@@ -296,8 +296,15 @@ static void check_dims(verifier *V, const rf_node *n) {
     for (size_t i = 0; i < n->nargs && !V->failed; i++) {
         const rf_arg *a = &n->args[i];
         if (!is_dim_arg(n, a->name)) continue;
+        for (size_t k = 0; k < (a->attr.kind == RF_A_LIST ? a->attr.n : 1); k++) {
+            const rf_attr *t = a->attr.kind == RF_A_LIST ? &a->attr.items[k] : &a->attr;
+            if (is_tensor_value(t)) {
+                vfail(V, "%s must be an integer, not the tensor %%%s", a->name, t->value->name);
+                return;
+            }
+        }
         if (rank == -2) rank = reference_rank(n);
-        if (rank < 0) return;
+        if (rank < 0) continue;
         if (a->attr.kind == RF_A_INT) check_dim_value(V, a->name, a->attr.i, rank);
         else if (a->attr.kind == RF_A_LIST)
             for (size_t k = 0; k < a->attr.n && !V->failed; k++)

@@ -350,8 +350,13 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
             rf_fail(&L, n, RF_ERR_UNSUPPORTED, "no rule lowers %s on complex values", n->op);
             break;
         }
+        size_t first_new = L.out->nnodes;
         rf_status s = rule(&L, n);
         if (s != RF_OK && !L.failed) rf_fail(&L, n, s, "rule for %s failed", n->op);
+        for (size_t k = first_new; k < L.out->nnodes && !L.failed; k++)
+            if (rf_node_refs_null(L.out->nodes[k]))
+                rf_fail(&L, n, RF_ERR_INVALID, "%s: an argument has no real form (a complex tensor where the op "
+                        "takes a number?)", n->op);
         for (size_t k = 0; k < n->nouts && !L.failed; k++) /* a result typed unlike what the op makes */
             if (!result_set(&L, n->outs[k]))
                 rf_fail(&L, n, RF_ERR_INVALID, "%s gave no value for result %%%s: is its declared dtype %s right?",
