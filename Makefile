@@ -62,7 +62,7 @@ $(FUZZ_DIR)/fuzz_ir: $(FUZZ_SOURCES) $(wildcard src/*/*.h include/*.h)
 
 fuzz: $(FUZZ_DIR)/fuzz_ir
 	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
-	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
 		-dict=tools/fuzz_ir.dict \
 		-artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
 
