@@ -6,7 +6,7 @@ BUILD := build/asan
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.realify-installed
 
-.PHONY: demo test test-c test-python lint venv build-c clean coverage
+.PHONY: demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke
 
 $(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ lint: $(STAMP)
 test-python: $(STAMP)
 	$(VENV)/bin/pytest -q tests/python
 
-test: test-c lint test-python
+test: test-c fuzz-smoke lint test-python
 
 demo: $(STAMP)
 	$(PY) -m realify.demo
@@ -43,3 +43,35 @@ clean:
 # OpInfo conformance: measures every complex64 OpInfo op and rewrites docs/op-coverage.md from that run.
 coverage: $(STAMP)
 	REALIFY_WRITE_COVERAGE=1 $(VENV)/bin/pytest -q tests/python/test_opinfo.py
+
+# libFuzzer over parse -> verify -> lower -> print -> re-parse (tools/fuzz_ir.c), with ASan and UBSan.
+# Needs clang-14 and its runtimes (Debian: apt-get install clang-14 libclang-rt-14-dev). New corpus
+# entries go to build/fuzz/corpus; the golden files and past findings are the seeds. A finding is written
+# to build/fuzz/findings/: make it an error, then keep it in tests/c/fuzz_regress/ (ctest replays it).
+CLANG ?= clang-14
+FUZZ_DIR := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 60
+FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude -Isrc
+FUZZ_SOURCES := $(wildcard src/*/*.c) tools/fuzz_ir.c
+
+$(FUZZ_DIR)/fuzz_ir: $(FUZZ_SOURCES) $(wildcard src/*/*.h include/*.h)
+	mkdir -p $(FUZZ_DIR)
+	$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SOURCES) -lm -o $@
+
+fuzz: $(FUZZ_DIR)/fuzz_ir
+	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
+	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=tools/fuzz_ir.dict \
+		-artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
+
+# The short run `make test` does: only where clang-14 with libFuzzer is installed.
+fuzz-smoke:
+	@if command -v $(CLANG) >/dev/null 2>&1 && \
+	    test -f "$$($(CLANG) -print-file-name=libclang_rt.fuzzer-x86_64.a)"; then \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS); \
+	else \
+		echo "fuzz-smoke: skipped: $(CLANG) with libFuzzer is not installed" \
+		     "(Debian: apt-get install clang-14 libclang-rt-14-dev)"; \
+	fi

@@ -93,6 +93,10 @@ char *rf_analysis_print(const rf_analysis *a);
 /* Indices of the nodes that read or produce a complex value (the ones lowering rewrites), in graph order. */
 size_t rf_analysis_complex_nodes(const rf_analysis *a, const size_t **indices);
 
+/* Checks a graph before lowering (values defined before use, no cycles, sane
+ * shapes and sizes, required arguments, dims in range). rf_lower runs it too. */
+rf_status rf_verify(const rf_graph *g, rf_error *err);
+
 /* Lowering: builds a new graph; `in` is never modified. Inputs, constants and
  * outputs that were complex carry a `!cNN` mark in the new graph. */
 void rf_lower_options_init(rf_lower_options *opt);

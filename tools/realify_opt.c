@@ -65,12 +65,13 @@ static char *read_all(FILE *f) {
 }
 
 static int usage(void) {
-    fputs("usage: realify-opt [--analyze | --print | --list-rules] [--truncate-double] [--no-cleanup]\n"
+    fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules] [--truncate-double] [--no-cleanup]\n"
           "                   [--fft matmul|native] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
           "                   [--rotary-op] [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
+          "  --verify      only parse and verify the IR; print \"ok\" when it is well formed\n"
           "  --list-rules  print the ops that have a lowering rule\n"
           "  --planar-consts, --planar-inputs  let buffers/constants, inputs cross as planar [2, ...]\n"
           "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
@@ -82,13 +83,14 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-    int analyze = 0, print_only = 0, repeats = 0;
+    int analyze = 0, print_only = 0, verify_only = 0, repeats = 0;
     rf_lower_options opt;
     rf_lower_options_init(&opt);
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--analyze") == 0) analyze = 1;
         else if (strcmp(argv[i], "--print") == 0) print_only = 1;
+        else if (strcmp(argv[i], "--verify") == 0) verify_only = 1;
         else if (strcmp(argv[i], "--bench") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
         else if (strcmp(argv[i], "--truncate-double") == 0) opt.truncate_double = 1;
         else if (strcmp(argv[i], "--no-cleanup") == 0) opt.cleanup = 0;
@@ -138,7 +140,12 @@ int main(int argc, char **argv) {
         return 1;
     }
     char *out = NULL;
-    if (analyze) {
+    if (!print_only && rf_verify(g, &err) != RF_OK) { /* rf_lower verifies too; --analyze needs it first */
+        fprintf(stderr, "realify-opt: %s: %s\n", path ? path : "<stdin>", err.message);
+        rc = 1;
+    } else if (verify_only) {
+        puts("ok");
+    } else if (analyze) {
         rf_analysis *a = rf_analyze(g);
         out = rf_analysis_print(a);
         rf_analysis_free(a);

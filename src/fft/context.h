@@ -9,7 +9,8 @@
 typedef struct rf_fft_ctx {
     rf_lowering *L;
     rf_dtype dt; /* working real dtype of the parts and the constants */
-    int oom;
+    int oom; /* 1: out of memory; -n: a length-n transform's tables would exceed
+                RF_FFT_MAX_TABLE_BYTES (n <= RF_FFT_MAX_N fits an int) */
 } rf_fft_ctx;
 
 /* A constant of the new graph; NULL data (a failed allocation) marks the build out of memory. */

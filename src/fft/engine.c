@@ -250,13 +250,21 @@ static blk bluestein(rf_fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
     return out;
 }
 
+/* Plans a length-n transform; on failure marks f (out of memory, or tables
+ * over the cap) and returns 0. */
+static int plan_ok(rf_fft_ctx *f, int64_t n, rf_fft_plan *plan) {
+    int r = rf_fft_plan_make(n, plan);
+    if (r == -2) f->oom = -(int)n;
+    else if (r) f->oom = 1;
+    return r == 0;
+}
+
 /* The unnormalised DFT along the last axis (static size n): sign -1 forward
  * (exp(-2*pi*i*jk/n)), +1 backward. */
 static blk dft_last(rf_fft_ctx *f, blk x, int64_t n, int sign) {
     rf_fft_plan plan;
     if (!x.v) return x;
-    if (rf_fft_plan_make(n, &plan)) {
-        f->oom = 1;
+    if (!plan_ok(f, n, &plan)) {
         return bk(NULL, 0);
     }
     if (plan.m) return bluestein(f, x, &plan, sign);
@@ -289,8 +297,7 @@ static blk rdft_last(rf_fft_ctx *f, rf_value *x, int64_t n) {
     int64_t m = n / 2 + 1;
     if (n == 1 || !x) return bk(x, 1);
     rf_fft_plan plan;
-    if (rf_fft_plan_make(n, &plan)) {
-        f->oom = 1;
+    if (!plan_ok(f, n, &plan)) {
         return bk(NULL, 0);
     }
     char name[48];
@@ -323,8 +330,7 @@ static rf_value *irdft_last(rf_fft_ctx *f, blk x, int64_t n) {
     x.v = rf_b_resize(L, x.v, -1, m);
     if (n == 1) return x.real ? x.v : rf_b_select(L, x.v, -2, 0);
     rf_fft_plan plan;
-    if (rf_fft_plan_make(n, &plan)) {
-        f->oom = 1;
+    if (!plan_ok(f, n, &plan)) {
         return NULL;
     }
     char name[48];
@@ -494,6 +500,11 @@ rf_status rf_fft_check_static(rf_lowering *L, const rf_node *n, const rf_value *
 }
 
 rf_status rf_fft_done(rf_fft_ctx *f, const rf_node *n, int ok) {
+    if (f->oom < 0)
+        return rf_fail(f->L, n, RF_ERR_INVALID,
+                       "%s: a length-%lld transform needs more than %lld MiB of constant tables "
+                       "(RF_FFT_MAX_TABLE_BYTES)", n->op, -(long long)f->oom,
+                       (long long)(RF_FFT_MAX_TABLE_BYTES >> 20));
     if (f->oom) return rf_fail(f->L, n, RF_ERR_NOMEM, "%s: out of memory building the FFT", n->op);
     if (!ok) return rf_fail(f->L, n, RF_ERR_INVALID, "%s: the FFT could not be built", n->op);
     return RF_OK;

@@ -120,7 +120,16 @@ int rf_fft_plan_make(int64_t n, rf_fft_plan *plan) {
     int k = plan_smooth(len, plan->factors);
     if (k < 0) return -1;
     plan->nfactors = k;
-    return 0;
+    return rf_fft_plan_table_bytes(plan) > RF_FFT_MAX_TABLE_BYTES ? -2 : 0;
+}
+
+int64_t rf_fft_plan_table_bytes(const rf_fft_plan *plan) {
+    /* Per stage a (2f x 2f) DFT matrix and a twiddle table of the full length
+     * (re, im); Bluestein adds its chirp (n) and kernel (m), re and im. Every
+     * term is at most 2^31 * 64 doubles, so the sum cannot overflow. */
+    int64_t len = plan->m ? plan->m : plan->n, doubles = plan->m ? 2 * plan->n + 2 * plan->m : 0;
+    for (int i = 0; i < plan->nfactors; i++) doubles += 4 * plan->factors[i] * plan->factors[i] + 2 * len;
+    return 8 * doubles;
 }
 
 int rf_fft_plan_is_direct(const rf_fft_plan *plan) { return !plan->m && plan->nfactors == 1; }

@@ -22,8 +22,15 @@
 #define RF_FFT_MAX_RADIX 128
 #define RF_FFT_STAGE_COST 128 /* cost model: one extra stage (twiddle, transpose) per element,
                                  in complex multiply-adds */
-#define RF_FFT_MAX_N ((int64_t)1 << 30)
+/* The longest transform (and stft n_fft) the lowering accepts; the table cap
+ * below refuses most lengths near it already. */
+#define RF_FFT_MAX_N ((int64_t)1 << 22)
 #define RF_FFT_MAX_FACTORS 64
+/* The most constant-table bytes (DFT matrices, twiddles, Bluestein chirp and
+ * kernel, counted in double precision) one length-n transform may generate.
+ * Larger transforms are refused: as constants of a graph they would be
+ * unreasonable, and computing them could exhaust memory. 2^20 points fit. */
+#define RF_FFT_MAX_TABLE_BYTES ((int64_t)256 << 20)
 
 typedef struct rf_fft_plan {
     int64_t n;        /* transform length */
@@ -32,8 +39,11 @@ typedef struct rf_fft_plan {
     int64_t factors[RF_FFT_MAX_FACTORS];
 } rf_fft_plan;
 
-/* Plans a length-n DFT. Returns 0, or -1 when n is not in [1, RF_FFT_MAX_N]. */
+/* Plans a length-n DFT. Returns 0; -1 when n is not in [1, RF_FFT_MAX_N] or
+ * memory runs out; -2 when its tables would exceed RF_FFT_MAX_TABLE_BYTES. */
 int rf_fft_plan_make(int64_t n, rf_fft_plan *plan);
+/* An upper bound on the constant-table bytes the plan's transform generates. */
+int64_t rf_fft_plan_table_bytes(const rf_fft_plan *plan);
 /* The plan is one direct DFT matmul. */
 int rf_fft_plan_is_direct(const rf_fft_plan *plan);
 /* The largest DFT matrix side the plan uses. */

@@ -87,6 +87,7 @@ struct rf_node {
     rf_value **outs;
     size_t index; /* position in the graph's node list */
     const rf_node *origin; /* lowering output: the input-graph node it came from (valid while that graph lives) */
+    int line;     /* line in the text IR it was parsed from; 0 if none */
 };
 
 typedef struct rf_arena rf_arena;
@@ -130,6 +131,10 @@ rf_value *rf_graph_find_value(const rf_graph *g, const char *name);
  * (indexed by the source value's id) when map != NULL. */
 rf_attr rf_attr_copy(rf_graph *g, const rf_attr *a, rf_value *const *map);
 
+/* Some value reference in n's arguments (lists included) is NULL: a mapping
+ * that found no value, which no later pass may meet. */
+int rf_node_refs_null(const rf_node *n);
+
 /* Attribute constructors */
 rf_attr rf_attr_int(int64_t i);
 rf_attr rf_attr_float(double f);
@@ -146,6 +151,8 @@ rf_attr rf_attr_ints(rf_graph *g, size_t n, const int64_t *values);
 /* Argument lookup */
 const rf_attr *rf_node_arg(const rf_node *n, const char *name);
 int rf_attr_is_tensor(const rf_attr *a);
+
+/* Verifier (verify.c): rf_verify is declared in realify.h. */
 
 /* Shapes */
 int rf_dim_equal(const rf_dim *a, const rf_dim *b);

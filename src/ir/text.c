@@ -17,6 +17,7 @@
  *     const %dft4_cos: f32[2] = data "realify_constants.dft4_cos" "0000803f00000000"
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 
 #include "ir/ir.h"
 #include "ir/strbuf.h"
+#include "ir/verify.h"
 
 /* ---- printer ---- */
 
@@ -201,6 +203,7 @@ typedef struct parser {
     rf_graph *g;
     rf_error *err;
     int failed;
+    int depth; /* nesting of [..] lists, at most RF_MAX_NEST */
 } parser;
 
 static void perr(parser *ps, const char *fmt, ...) {
@@ -280,6 +283,7 @@ static const char *parse_string(parser *ps) {
     while (*ps->p && *ps->p != '"') {
         char c = *ps->p++;
         if (c == '\\') {
+            if (!*ps->p) break; /* a backslash at the very end: unterminated */
             c = *ps->p++;
             if (c == 'n') c = '\n';
             else if (c != '"' && c != '\\') {
@@ -357,6 +361,10 @@ static int parse_type(parser *ps, rf_dtype *dt, int *rank, rf_dim **dims, rf_dty
             rf_dim *d = rf_alloc(ps->g, cap * sizeof(rf_dim));
             int r = 0;
             do {
+                if (r == RF_MAX_RANK) {
+                    perr(ps, "more than %d dims", RF_MAX_RANK);
+                    return 0;
+                }
                 if ((size_t)r == cap) {
                     rf_dim *nd = rf_alloc(ps->g, 2 * cap * sizeof(rf_dim));
                     memcpy(nd, d, cap * sizeof(rf_dim));
@@ -368,7 +376,12 @@ static int parse_type(parser *ps, rf_dtype *dt, int *rank, rf_dim **dims, rf_dty
                     d[r].sym = parse_string(ps);
                 } else if (*ps->p == '-' || isdigit((unsigned char)*ps->p)) {
                     char *end;
+                    errno = 0;
                     d[r].size = strtoll(ps->p, &end, 10);
+                    if (end == ps->p || errno == ERANGE) {
+                        perr(ps, "malformed or out-of-range size");
+                        return 0;
+                    }
                     ps->p = end;
                 } else {
                     size_t m = word(ps, &s);
@@ -395,6 +408,11 @@ static int parse_attr(parser *ps, rf_attr *a);
 
 static int parse_list(parser *ps, rf_attr *a) {
     a->kind = RF_A_LIST;
+    if (ps->depth >= RF_MAX_NEST) {
+        perr(ps, "lists nest deeper than %d", RF_MAX_NEST);
+        return 0;
+    }
+    ps->depth++;
     size_t cap = 4, n = 0;
     rf_attr *items = rf_alloc(ps->g, cap * sizeof(rf_attr));
     if (!accept(ps, ']')) {
@@ -409,6 +427,7 @@ static int parse_list(parser *ps, rf_attr *a) {
         } while (accept(ps, ','));
         if (!expect(ps, ']')) return 0;
     }
+    ps->depth--;
     a->n = n;
     a->items = items;
     return 1;
@@ -451,7 +470,12 @@ static int parse_number(parser *ps, rf_attr *a) {
         a->f = strtod(ps->p, &end);
     } else {
         a->kind = RF_A_INT;
+        errno = 0;
         a->i = strtoll(ps->p, &end, 10);
+        if (errno == ERANGE) {
+            perr(ps, "integer out of range");
+            return 0;
+        }
     }
     if (end != e) {
         perr(ps, "malformed number");
@@ -543,12 +567,18 @@ static int parse_const_data(parser *ps, rf_value *v) {
         perr(ps, "data constant %%%s needs a tensor type with a known shape", v->name);
         return 0;
     }
+    size_t limit = RF_MAX_DATA_BYTES / rf_dtype_size(v->dtype);
     for (int i = 0; i < v->rank; i++) {
         if (v->dims[i].sym || v->dims[i].size < 0) {
             perr(ps, "data constant %%%s needs a static shape", v->name);
             return 0;
         }
-        numel *= (size_t)v->dims[i].size;
+        size_t size = (size_t)v->dims[i].size;
+        if (size && numel > limit / size) { /* also keeps the product from overflowing */
+            perr(ps, "data constant %%%s is larger than %zu bytes", v->name, RF_MAX_DATA_BYTES);
+            return 0;
+        }
+        numel *= size;
     }
     if (nbytes != numel * rf_dtype_size(v->dtype)) {
         perr(ps, "constant %%%s has %zu bytes of data, its type needs %zu", v->name, nbytes,
@@ -609,6 +639,8 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
 }
 
 static int parse_node(parser *ps) {
+    skip_ws(ps);
+    int line = ps->line;
     rf_value *outs[64];
     size_t nouts = 0;
     if (accept(ps, '(')) {
@@ -651,6 +683,7 @@ static int parse_node(parser *ps) {
         if (!expect(ps, ')')) return 0;
     }
     rf_node *n = rf_node_new(ps->g, rf_strndup(ps->g, op, oplen), nargs, nouts);
+    n->line = line;
     memcpy(n->args, args, nargs * sizeof(rf_arg));
     memcpy(n->outs, outs, nouts * sizeof(rf_value *));
     rf_graph_append_node(ps->g, n);

@@ -333,7 +333,8 @@ rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const c
             if (a->kind == RF_A_VALUE && rf_dtype_is_complex(a->value->dtype)) {
                 rf_fail(L, n, RF_ERR_INVALID, "argument '%s' of %s is complex and was not replaced",
                         n->args[i].name, n->op);
-                return m;
+                m->nargs = i; /* still give the node its results: callers read outs[0] */
+                break;
             }
             m->args[i].attr = rf_map_attr(L, a);
         }

@@ -88,8 +88,16 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->rotary_op = 0;
 }
 
+/* The rule published a value of the result's kind (complex or real). */
+static int result_set(const rf_lowering *L, const rf_value *o) {
+    const cx_state *st = &L->cx_map[o->id];
+    return rf_dtype_is_complex(o->dtype) ? st->re || st->packed : L->real_map[o->id] != NULL;
+}
+
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
     *out = NULL;
+    rf_status vs = rf_verify(in, err); /* rules take a well-formed graph for granted */
+    if (vs != RF_OK) return vs;
     rf_lowering L = {0};
     L.in = in;
     if (opt) L.opt = *opt;
@@ -127,8 +135,17 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
                     rf_dtype_name(rf_work_dtype(&L, n)));
             break;
         }
+        size_t first_new = L.out->nnodes;
         rf_status s = rule->fn(&L, n);
         if (s != RF_OK && !L.failed) rf_fail(&L, n, s, "rule for %s failed", n->op);
+        for (size_t k = first_new; k < L.out->nnodes && !L.failed; k++)
+            if (rf_node_refs_null(L.out->nodes[k]))
+                rf_fail(&L, n, RF_ERR_INVALID, "%s: an argument has no real form (a complex tensor where the op "
+                        "takes a number?)", n->op);
+        for (size_t k = 0; k < n->nouts && !L.failed; k++) /* a result typed unlike what the op makes */
+            if (!result_set(&L, n->outs[k]))
+                rf_fail(&L, n, RF_ERR_INVALID, "%s gave no value for result %%%s: is its declared dtype %s right?",
+                        n->op, n->outs[k]->name, rf_dtype_name(n->outs[k]->dtype));
     }
     L.cur = NULL;
     if (!L.failed) lower_outputs(&L);

@@ -353,6 +353,40 @@ static void test_attr_constructors(void) {
     rf_attr s = rf_attr_str("reflect");
     CHECK(s.kind == RF_A_STR && strcmp(s.s, "reflect") == 0 && s.out_mark == RF_DT_COUNT);
     CHECK(rf_attr_none().kind == RF_A_NONE);
+}
+
+/* Graphs built through the API, which the parser cannot express: a cycle of
+ * two nodes, and a result that no node produces. The verifier (and rf_lower)
+ * must refuse them with an error naming the node. */
+static void test_verify_api_graphs(void) {
+    rf_dim d = {3, NULL};
+    rf_graph *g = rf_graph_new();
+    rf_value *x = rf_graph_add_input(g, "x", RF_DT_C64, 1, &d);
+    rf_node *a = rf_node_new(g, "aten.mul.Tensor", 2, 1), *b = rf_node_new(g, "aten.neg.default", 1, 1);
+    a->outs[0] = rf_value_new(g, "a", RF_DT_C64, 1, &d);
+    b->outs[0] = rf_value_new(g, "b", RF_DT_C64, 1, &d);
+    a->args[0].name = "self";
+    a->args[0].attr = rf_attr_ref(x);
+    a->args[1].name = "other";
+    a->args[1].attr = rf_attr_ref(b->outs[0]); /* b comes after a: a cycle */
+    b->args[0].name = "self";
+    b->args[0].attr = rf_attr_ref(a->outs[0]);
+    rf_graph_append_node(g, a);
+    rf_graph_append_node(g, b);
+    rf_attr out = rf_attr_ref(b->outs[0]);
+    rf_graph_set_outputs(g, 1, &out);
+    rf_error err = {0};
+    rf_graph *lowered = NULL;
+    CHECK(rf_verify(g, &err) == RF_ERR_INVALID);
+    CHECK(strstr(err.message, "uses %b before it is defined") != NULL);
+    CHECK(strcmp(err.op, "aten.mul.Tensor") == 0 && strcmp(err.node, "a") == 0);
+    CHECK(rf_lower(g, NULL, &lowered, &err) == RF_ERR_INVALID && lowered == NULL);
+    a->args[1].attr = rf_attr_ref(x); /* no cycle now */
+    CHECK(rf_verify(g, &err) == RF_OK);
+    rf_value *stray = rf_value_new(g, "stray", RF_DT_C64, 1, &d);
+    b->args[0].attr = rf_attr_ref(stray); /* in the graph, made by nothing */
+    CHECK(rf_verify(g, &err) == RF_ERR_INVALID);
+    CHECK(strstr(err.message, "no input, constant or earlier node defines") != NULL);
     rf_graph_free(g);
 }
 
@@ -368,6 +402,7 @@ int main(void) {
     test_dtype_policy();
     test_analysis();
     test_rule_table();
+    test_verify_api_graphs();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
