@@ -185,6 +185,32 @@ static PyObject *index_list(const size_t *idx, size_t n) {
     return l;
 }
 
+/* The nodes lowering would rewrite: (op, first result's name, whether a rule exists), in graph order. */
+static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *text = PyUnicode_AsUTF8(arg);
+    if (!text) return NULL;
+    rf_graph *g = parse_or_raise(text);
+    if (!g) return NULL;
+    rf_analysis *a = rf_analyze(g);
+    const size_t *idx;
+    size_t n = rf_analysis_complex_nodes(a, &idx);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l && i < n; i++) {
+        const char *op = rf_graph_node_op(g, idx[i]);
+        PyObject *t = Py_BuildValue("(ssO)", op, rf_graph_node_name(g, idx[i]),
+                                    rf_rule_exists(op) ? Py_True : Py_False);
+        if (!t) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, t);
+    }
+    rf_analysis_free(a);
+    rf_graph_free(g);
+    return l;
+}
+
 static PyObject *py_analyze(PyObject *self, PyObject *arg) {
     (void)self;
     const char *text = PyUnicode_AsUTF8(arg);
@@ -235,6 +261,8 @@ static PyMethodDef methods[] = {
      "lower(text, truncate_double=False, cleanup=True, graph=False, native_fft=False, planar=0, rotary_op=False) -> "
      "lowered text IR, or (text, graph) (planar: RF_PLANAR_* flags)"},
     {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
+    {"complex_nodes", py_complex_nodes, METH_O,
+     "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(text) -> str: parse and print"},
     {"rules", py_rules, METH_NOARGS, "rules() -> list[str]: ops with a lowering rule"},

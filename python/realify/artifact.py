@@ -20,7 +20,8 @@ from typing import Any
 import torch
 from torch.utils import _pytree as pytree
 
-from .lower import Boundary, LoweringReport, Signature
+from ._lowering import LoweringReport
+from ._signature import Boundary, Signature
 from .runtime import pack, unpack
 
 RECORD_FORMAT = "realify.signature/1"

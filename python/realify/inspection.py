@@ -74,7 +74,7 @@ def _try_lower(t: Any) -> dict[str, Any]:
     try:
         _core.lower(t.text)
     except _core.LowerError as err:
-        code, op, name, message = err.args
+        _, code, op, name, message, _ = err.args  # status int, status name, op, node, message, node index
         fx_node = t.nodes_by_value.get(name)
         return {"ok": False, "code": code, "op": op, "node": fx_node.name if fx_node is not None else name,
                 "message": message, "source": user_source_line(fx_node)}
