@@ -144,7 +144,29 @@ rf_value *rf_b_isnan(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isnan.defa
 rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isinf.default", x); }
 rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isfinite.default", x); }
 
+/* sqrt(x^2 + y^2) without aten.hypot, which torch.onnx, OpenVINO, ExecuTorch,
+ * Core ML and Torch-TensorRT lack: m sqrt(1 + (n/m)^2) with m = max(|x|,|y|),
+ * n = min(|x|,|y|) cannot overflow or underflow where the result does not.
+ * Then hypot's special values: 0 for m == 0 (n/m is NaN there), +inf when
+ * either part is infinite, even if the other is NaN; NaN otherwise propagates
+ * through maximum/minimum. */
+rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y) {
+    if (!x.v && !y.v) return rf_num(hypot(x.s, y.s));
+    rf_rv ax = rf_b_abs(L, x), ay = rf_b_abs(L, y);
+    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
+    rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
+    rf_rv q = rf_b_div(L, n, m);
+    rf_rv r = rf_b_mul(L, m, rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, q, q), rf_num(1.0))));
+    r = rf_b_where(L, rf_b_cmp(L, "eq", m, rf_num(0.0)), rf_num(0.0), r);
+    rf_value *xinf = rf_b_cmp(L, "eq", ax, rf_num(INFINITY));
+    rf_value *yinf = rf_b_cmp(L, "eq", ay, rf_num(INFINITY));
+    rf_value *inf = rf_b_or(L, xinf, yinf);
+    return rf_b_where(L, inf, rf_num(INFINITY), r);
+}
+
 rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
+    /* Every hypot, whichever rule asks for it, takes the portable form. */
+    if (strcmp(op, "aten.hypot.default") == 0) return rf_b_hypot(L, x, y);
     rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F64;
     const char *names[2] = {"self", "other"};
     rf_rv xs[2] = {rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};
