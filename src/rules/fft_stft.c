@@ -178,8 +178,9 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
                 return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)d[1].size);
             d[1].size = (d[1].size - fa.n_fft) / fa.hop + 1;
         }
+        /* dimension 1, not -1: OpenVINO's unfold conversion fails on a negative one */
         rf_arg args[4] = {{"self", rf_attr_of_value(v)},
-                          {"dimension", a_int(-1)},
+                          {"dimension", a_int(1)},
                           {"size", a_int(fa.n_fft)},
                           {"step", a_int(fa.hop)}};
         v = rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
