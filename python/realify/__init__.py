@@ -1,7 +1,7 @@
 """realify: rewrite complex-valued PyTorch graphs into equivalent real-only graphs."""
 
 from ._core import version as core_version
-from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, UnsupportedOpError
+from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, TargetOpError, UnsupportedOpError
 from .lower import Boundary, LoweringReport, Signature, check_real_only, lower, lower_graph_module
 
 __version__ = "0.1.0"
@@ -13,6 +13,7 @@ __all__ = [
     "LoweringReport",
     "RealifyError",
     "Signature",
+    "TargetOpError",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",

@@ -43,9 +43,11 @@ def _dynamic_shapes(gm: fx.GraphModule, flat_args: list[Any], spec: pytree.TreeS
     return tuple(arg_specs)
 
 
-def lower_exported_program(ep: torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+def lower_exported_program(
+    ep: torch.export.ExportedProgram, *, truncate_double: bool = False, target: str = "portable"
+) -> Any:
     gm = ep.module(**module_check_guards_kwargs())
-    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
+    new_gm, report = lower_graph_module(gm, truncate_double=truncate_double, target=target)
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))
     packed = {int(b.position): b.real_dtype for b in report.signature.inputs}

@@ -20,8 +20,11 @@ from torch._functorch.aot_autograd import make_boxed_func
 from ._meta import real_view
 from .lower import LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter
+from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
+# The target= a named inner compiler implies when options carry none.
+DEFAULT_TARGETS = {"torch_tensorrt": "tensorrt", "onnxrt": "onnx", "inductor": "inductor"}
 
 
 @dataclass
@@ -87,10 +90,12 @@ def compile_lowered(
     inner: str | InnerCompiler = "inductor",
     truncate_double: bool = False,
     on_lowered: Callable[[CompileEvent], None] | None = None,
+    target: str | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter."""
     name, inner_fn = _resolve_inner(inner)
-    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double)
+    target = target or DEFAULT_TARGETS.get(name, "portable")
+    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, target=target)
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
@@ -111,16 +116,23 @@ def realify_backend(
       backend: "inductor" (default), "eager", "torch_tensorrt", "onnxrt", or a callable(gm, inputs).
       truncate_double: lower complex128 to float32 pairs (default False).
       on_lowered: callable receiving a CompileEvent for every lowered graph.
+      target: the op set the lowered graph is checked against (realify.targets.TARGETS); default: the inner
+        compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
     truncate_double = bool(opts.pop("truncate_double", False))
     on_lowered = opts.pop("on_lowered", None)
+    target = opts.pop("target", None)
+    if target is not None:
+        validate_target(target)
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
     def compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
-        fn = compile_lowered(fx_gm, inputs, inner=inner, truncate_double=truncate_double, on_lowered=on_lowered)
+        fn = compile_lowered(
+            fx_gm, inputs, inner=inner, truncate_double=truncate_double, on_lowered=on_lowered, target=target
+        )
         return make_boxed_func(fn)
 
     return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, keep_inference_input_mutations=True)(

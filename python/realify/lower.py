@@ -15,6 +15,7 @@ from . import _core
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
+from .targets import check_target, validate_target
 from .errors import ComplexDtypeRemainsError, RealifyError, UnsupportedOpError, user_source_line
 
 
@@ -52,20 +53,24 @@ class LoweringReport:
     ir_after: str
 
 
-def lower(model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False) -> Any:
+def lower(
+    model: fx.GraphModule | torch.export.ExportedProgram, *, truncate_double: bool = False, target: str = "portable"
+) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
     A GraphModule gives a new GraphModule; an ExportedProgram gives a new
     ExportedProgram. Complex inputs, parameters, buffers, constants and outputs
     become real tensors of shape S+(2,) in view_as_real layout. `model` is not
-    modified.
+    modified. `target` ("portable", "tensorrt", "onnx", "executorch", "inductor",
+    "openvino", "coreml") names who receives the result: every op realify
+    emitted is checked against that target's op set (realify.targets).
     """
     if isinstance(model, torch.export.ExportedProgram):
         from ._export import lower_exported_program
 
-        return lower_exported_program(model, truncate_double=truncate_double)
+        return lower_exported_program(model, truncate_double=truncate_double, target=target)
     if isinstance(model, fx.GraphModule):
-        return lower_graph_module(model, truncate_double=truncate_double)[0]
+        return lower_graph_module(model, truncate_double=truncate_double, target=target)[0]
     raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
@@ -202,7 +207,10 @@ def check_real_only(gm: fx.GraphModule) -> None:
     gm.graph.lint()
 
 
-def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> tuple[fx.GraphModule, LoweringReport]:
+def lower_graph_module(
+    gm: fx.GraphModule, *, truncate_double: bool = False, target: str = "portable"
+) -> tuple[fx.GraphModule, LoweringReport]:
+    validate_target(target)
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
@@ -217,6 +225,7 @@ def lower_graph_module(gm: fx.GraphModule, *, truncate_double: bool = False) -> 
     new_gm.graph.eliminate_dead_code(is_impure_node=_is_impure)
     new_gm.recompile()
     check_real_only(new_gm)
+    check_target(new_gm, _originals_by_name(gm), target)
     report = LoweringReport(
         complex_values=info["complex_values"],
         subgraphs=info["subgraphs"],

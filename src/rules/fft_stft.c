@@ -116,6 +116,42 @@ static rf_status read_frame_args(rf_lowering *L, const rf_node *n, frame_args *a
     return RF_OK;
 }
 
+/* Frames [B, F, n_fft] of v [B, len]: a gather with a constant index where the
+ * length is static (ExecuTorch and Core ML have no unfold), unfold otherwise
+ * (on dim 1, not -1: OpenVINO's unfold conversion fails on a negative dim). */
+static rf_value *stft_frames(rf_lowering *L, const rf_node *n, rf_value *v, const frame_args *fa) {
+    rf_dim d[3] = {v->dims[0], v->dims[1], {fa->n_fft, NULL}};
+    if (d[1].sym) {
+        char sym[200];
+        snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa->n_fft, (long long)fa->hop);
+        d[1].sym = sym;
+        rf_arg args[4] = {{"self", rf_attr_of_value(v)},
+                          {"dimension", a_int(1)},
+                          {"size", a_int(fa->n_fft)},
+                          {"step", a_int(fa->hop)}};
+        return rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
+    }
+    if (d[1].size < fa->n_fft) return NULL;
+    int64_t count = (d[1].size - fa->n_fft) / fa->hop + 1, len = count * fa->n_fft;
+    double *idx = malloc((size_t)len * sizeof *idx);
+    if (!idx) {
+        rf_fail(L, n, RF_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int64_t f = 0; f < count; f++)
+        for (int64_t k = 0; k < fa->n_fft; k++) idx[f * fa->n_fft + k] = (double)(f * fa->hop + k);
+    rf_value *index = rf_b_constant(L, "stft_frame_index", RF_DT_I64, 1, &len, idx);
+    free(idx);
+    if (!index) return NULL;
+    rf_dim g[2] = {v->dims[0], {len, NULL}};
+    rf_arg sel[3] = {{"self", rf_attr_of_value(v)}, {"dim", a_int(1)}, {"index", rf_attr_of_value(index)}};
+    rf_value *flat = rf_b_op(L, "aten.index_select.default", 3, sel, v->dtype, 2, g, "_gather");
+    d[1].size = count;
+    int64_t sizes[2] = {count, fa->n_fft};
+    rf_arg un[3] = {{"self", rf_attr_of_value(flat)}, {"dim", a_int(1)}, {"sizes", a_ints(L, 2, sizes)}};
+    return rf_b_op(L, "aten.unflatten.int", 3, un, v->dtype, 3, d, "_frames");
+}
+
 static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     const rf_attr *self = rf_node_arg(n, "self");
     if (!rf_attr_is_tensor(self) || (self->value->rank != 1 && self->value->rank != 2))
@@ -168,22 +204,8 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     for (int part = 0; part < 2; part++) {
         rf_value *v = part ? x.im : x.re;
         if (!v) continue;
-        rf_dim d[3] = {v->dims[0], v->dims[1], {fa.n_fft, NULL}};
-        char sym[200];
-        if (d[1].sym) {
-            snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa.n_fft, (long long)fa.hop);
-            d[1].sym = sym;
-        } else {
-            if (d[1].size < fa.n_fft)
-                return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)d[1].size);
-            d[1].size = (d[1].size - fa.n_fft) / fa.hop + 1;
-        }
-        /* dimension 1, not -1: OpenVINO's unfold conversion fails on a negative one */
-        rf_arg args[4] = {{"self", rf_attr_of_value(v)},
-                          {"dimension", a_int(1)},
-                          {"size", a_int(fa.n_fft)},
-                          {"step", a_int(fa.hop)}};
-        v = rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
+        v = stft_frames(L, n, v, &fa);
+        if (!v) return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= signal length", n->op);
         if (part) frames.im = v;
         else frames.re = v;
     }
