@@ -15,8 +15,8 @@ from . import _core
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, parse_ir
 from ._meta import recompute_meta
-from .targets import check_target, validate_target
 from .errors import ComplexDtypeRemainsError, RealifyError, UnsupportedOpError, user_source_line
+from .targets import check_target, validate_target
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ The op set and each op's targets live in the C core (src/lower/opset.c); this mo
 
 from __future__ import annotations
 
+import torch
 import torch.fx as fx
 
 from . import _core
@@ -39,8 +40,8 @@ def check_target(new_gm: fx.GraphModule, originals: dict[str, fx.Node], target: 
     validate_target(target)
     bit = TARGETS[target]
     for node in new_gm.graph.nodes:
-        if node.op != "call_function":
-            continue
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue  # operator.* and other symbolic-size arithmetic: plain Python, every target runs it
         orig = originals.get(node.name)
         if orig is not None and orig.op == "call_function" and orig.target == node.target:
             continue
