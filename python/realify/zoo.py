@@ -194,6 +194,16 @@ class PhaseMath128(nn.Module):
         return unit * torch.abs(a), phase
 
 
+class SteeringVector128(nn.Module):
+    """Beamforming in double precision: float64 sensor phases cast to a complex128 steering vector, applied to
+    complex128 snapshots; the explicit dtype casts (aten.to) are what torch.export guards with metadata asserts."""
+
+    def forward(self, z: torch.Tensor, phase: torch.Tensor) -> torch.Tensor:
+        steer = torch.polar(torch.ones_like(phase), phase).to(torch.complex128)
+        beam = (z * steer.conj()).sum(-1)
+        return beam.abs().to(torch.float64)
+
+
 @dataclass(frozen=True)
 class ZooEntry:
     name: str
@@ -252,6 +262,17 @@ ZOO: tuple[ZooEntry, ...] = (
         lambda: (_randn(5, seed=30, dtype=torch.complex128), _randn(5, seed=31, dtype=torch.complex128)),
         truncate_double=True,
         rtol=1e-5,
+    ),
+    ZooEntry(
+        "steering_c128_truncated",
+        SteeringVector128,
+        lambda: (_randn(3, 4, seed=32, dtype=torch.complex128), _randn(4, seed=33, dtype=torch.float64)),
+        truncate_double=True,
+        rtol=1e-5,
+        known_failure=(
+            UnsupportedOpError,
+            "aten._assert_tensor_metadata on a complex128 value (from .to(torch.complex128)) has no rule yet",
+        ),
     ),
 )
 
