@@ -62,6 +62,9 @@ def run_coreml(ep: torch.export.ExportedProgram, args: tuple) -> None:
 def run_tensorrt(ep: torch.export.ExportedProgram, args: tuple) -> None:
     from test_deploy_tensorrt import unconverted
 
+    complex_nodes = [n.name for n in ep.graph.nodes if getattr(n.meta.get("val"), "is_complex", lambda: False)()]
+    if complex_nodes:  # TensorRT has no complex dtype, whatever the op
+        raise RuntimeError(f"complex values: {complex_nodes[:3]}")
     missing = unconverted(ep)
     if missing:
         raise RuntimeError(f"no converter: {sorted(missing)}")
