@@ -108,6 +108,26 @@ size_t rf_rule_count(void);
 /* 1 when the rule table has a rule for op. */
 int rf_rule_exists(const char *op);
 
+/* The declared real op set: every real aten op a rule may emit, and which
+ * deployment targets accept it. Bits of an entry's target mask: */
+#define RF_TARGET_CORE_ATEN 0x01u  /* tagged core in torch's native_functions */
+#define RF_TARGET_TENSORRT 0x02u   /* Torch-TensorRT has a converter, or decomposes it */
+#define RF_TARGET_ONNX 0x04u       /* torch.onnx exports it (ONNX opset <= 20) */
+#define RF_TARGET_EXECUTORCH 0x08u /* ExecuTorch's edge dialect takes it (core, or decomposed) */
+#define RF_TARGET_OPENVINO 0x10u   /* OpenVINO's PyTorch frontend converts it from torch.export */
+#define RF_TARGET_COREML 0x20u     /* coremltools' PyTorch frontend converts it */
+#define RF_TARGET_ALL 0x3fu
+/* Entry i of the op set: its op name ("aten.add.Tensor") and, through
+ * `targets` when not NULL, its mask; NULL past the end. */
+const char *rf_opset_entry_at(size_t i, unsigned *targets);
+size_t rf_opset_count(void);
+/* The mask of `op`; returns 0 and leaves *targets alone when `op` is not in
+ * the set (no rule may emit it), 1 otherwise. */
+int rf_opset_targets(const char *op, unsigned *targets);
+/* Bit of a target name ("core_aten", "tensorrt", "onnx", "executorch",
+ * "openvino", "coreml"); 0 for an unknown name. */
+unsigned rf_target_bit(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@ from ._core import version as core_version
 from ._lowering import LoweringReport, check_real_only, lower_graph_module
 from ._signature import Boundary, Signature
 from .artifact import load, save
-from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, UnsupportedOpError
+from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, TargetOpError, UnsupportedOpError
 from .lower import lower
 
 __version__ = "0.1.0"
@@ -17,6 +17,7 @@ __all__ = [
     "RealifyError",
     "Signature",
     "Status",
+    "TargetOpError",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",

@@ -256,6 +256,42 @@ static PyObject *py_rules(PyObject *self, PyObject *unused) {
     return l;
 }
 
+static PyObject *py_opset(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    size_t n = rf_opset_count();
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l && i < n; i++) {
+        unsigned mask = 0;
+        const char *op = rf_opset_entry_at(i, &mask);
+        PyObject *item = Py_BuildValue("(sI)", op, mask);
+        if (!item) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, item);
+    }
+    return l;
+}
+
+static PyObject *py_op_targets(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *op = PyUnicode_AsUTF8(arg);
+    if (!op) return NULL;
+    unsigned mask = 0;
+    if (!rf_opset_targets(op, &mask)) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(mask);
+}
+
+static PyObject *py_target_bit(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) return NULL;
+    unsigned bit = rf_target_bit(name);
+    if (!bit) return PyErr_Format(PyExc_ValueError, "unknown deployment target %R", arg);
+    return PyLong_FromUnsignedLong(bit);
+}
+
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, native_fft=False, planar=0, rotary_op=False) -> "
@@ -266,6 +302,9 @@ static PyMethodDef methods[] = {
     {"analyze", py_analyze, METH_O, "analyze(text) -> dict: complex values, subgraphs, boundaries"},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(text) -> str: parse and print"},
     {"rules", py_rules, METH_NOARGS, "rules() -> list[str]: ops with a lowering rule"},
+    {"opset", py_opset, METH_NOARGS, "opset() -> list[(op, mask)]: the real ops rules may emit, with target bits"},
+    {"op_targets", py_op_targets, METH_O, "op_targets(op) -> int | None: target bits of op, None if undeclared"},
+    {"target_bit", py_target_bit, METH_O, "target_bit(name) -> int: the op-set bit of a deployment target"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -67,11 +67,14 @@ def lower_exported_program(
     fft: str = "matmul",
     planar: int = 0,
     rotary_op: bool = False,
+    target: str = "portable",
 ) -> Any:
     given, ep = ep, functionalized(ep)
     gm = ep.module(**module_check_guards_kwargs())
     new_gm, report = lower_graph_module(
-        gm, truncate_double=truncate_double, fft=fft, planar=planar & PLANAR_CONSTS, rotary_op=rotary_op
+        gm, truncate_double=truncate_double, fft=fft, planar=planar & PLANAR_CONSTS,
+        rotary_op=rotary_op,
+        target=target,
     )
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))

@@ -19,6 +19,7 @@ from ._meta import recompute_meta
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
 from .runtime import PackedArgCheck, unpack
+from .targets import check_target, validate_target
 
 
 @dataclass
@@ -193,9 +194,12 @@ def lower_graph_module(
     fft: str = "matmul",
     planar: int = 0,
     rotary_op: bool = False,
+    target: str = "portable",
 ) -> tuple[fx.GraphModule, LoweringReport]:
     """`fft`: "matmul" or "native"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C core may lay
-    out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops."""
+    out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
+    checked against (realify.targets)."""
+    validate_target(target)
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
@@ -219,6 +223,7 @@ def lower_graph_module(
     new_gm.graph.eliminate_dead_code(is_impure_node=_is_impure)
     new_gm.recompile()
     check_real_only(new_gm)
+    check_target(new_gm, origins, target)
     report = LoweringReport(
         complex_values=info["complex_values"],
         subgraphs=info["subgraphs"],

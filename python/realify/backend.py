@@ -20,8 +20,11 @@ from torch._functorch.aot_autograd import make_boxed_func
 from . import native_fft
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, planar_real, unpack
+from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
+# The target= a named inner compiler implies when options carry none.
+DEFAULT_TARGETS = {"torch_tensorrt": "tensorrt", "onnxrt": "onnx", "inductor": "inductor"}
 
 
 @dataclass
@@ -89,6 +92,7 @@ def compile_lowered(
     fft: str = "auto",
     on_lowered: Callable[[CompileEvent], None] | None = None,
     planar: bool = True,
+    target: str | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -97,7 +101,10 @@ def compile_lowered(
     name, inner_fn = _resolve_inner(inner)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
-    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy, planar=flags)
+    target = target or DEFAULT_TARGETS.get(name, "portable")
+    real_gm, report = lower_graph_module(
+        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target
+    )
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
@@ -123,6 +130,8 @@ def realify_backend(
       on_lowered: callable receiving a CompileEvent for every lowered graph.
       planar: let complex tables such as freqs_cis cross as contiguous [2, ...] real tensors, split once
         by the adapter and cached (default True; False keeps every complex input a [..., 2] view).
+      target: the op set the lowered graph is checked against (realify.targets.TARGETS); default: the inner
+        compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
@@ -131,6 +140,9 @@ def realify_backend(
     native_fft.resolve(fft, None)  # a bad value fails here, before tracing
     on_lowered = opts.pop("on_lowered", None)
     planar = bool(opts.pop("planar", True))
+    target = opts.pop("target", None)
+    if target is not None:
+        validate_target(target)
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
@@ -143,6 +155,7 @@ def realify_backend(
             fft=fft,
             on_lowered=on_lowered,
             planar=planar,
+            target=target,
         )
         return make_boxed_func(fn)
 

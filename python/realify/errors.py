@@ -55,3 +55,13 @@ class UnsupportedOpError(RealifyError):
         if detail:
             msg += f"\n  {detail}"
         super().__init__(msg)
+
+
+class TargetOpError(RealifyError):
+    """realify emitted an op that the chosen target does not accept (or that the op set does not declare)."""
+
+    def __init__(self, target: str, op: str, node: str, source: str | None, declared: bool) -> None:
+        self.target, self.op, self.node, self.source = target, op, node, source
+        where = source or "no source line recorded"
+        why = f"which target={target!r} does not accept" if declared else "which realify's op set does not declare"
+        super().__init__(f"realify emitted {op} (node {node!r}), {why}; lowered from {where}")

@@ -18,6 +18,7 @@ from ._lowering import (
     module_check_guards_kwargs,
 )
 from ._signature import Boundary, Signature
+from .targets import validate_target
 
 
 def lower(
@@ -27,6 +28,7 @@ def lower(
     fft: str = "auto",
     planar: bool = False,
     rotary_op: bool = False,
+    target: str = "portable",
 ) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
@@ -43,16 +45,20 @@ def lower(
     With `rotary_op=True`, each RoPE (interleaved pairs times a per-position table)
     becomes one realify.rotary_embedding op, which exports to ONNX RotaryEmbedding
     (opset >= 23; see realify.rotary).
+    `target` ("portable", "tensorrt", "onnx", "executorch", "inductor",
+    "openvino", "coreml") names who receives the result: every op realify
+    emitted is checked against that target's op set (realify.targets).
     """
+    validate_target(target)
     strategy = native_fft.resolve(fft, None)
     flags = PLANAR_CONSTS if planar else 0
     if isinstance(model, torch.export.ExportedProgram):
         return lower_exported_program(
-            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op
+            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
         )
     if isinstance(model, fx.GraphModule):
         return lower_graph_module(
-            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op
+            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
         )[0]
     raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 

@@ -98,10 +98,8 @@ rf_rv rf_cx_abs(rf_lowering *L, rf_cx a) {
         if (!a.re.v) return rf_num(fabs(a.re.s));
         return rf_val(rf_b_unary(L, "aten.abs.default", a.re.v));
     }
-    if (!a.re.v && !a.im.v) return rf_num(hypot(a.re.s, a.im.s));
-    rf_value *re = rf_b_materialize(L, a.re, a.im.v);
-    rf_value *im = rf_b_materialize(L, a.im, a.re.v);
-    return rf_val(rf_b_binary(L, "aten.hypot.default", re, im));
+    /* the scaled form of realops.c: aten.hypot is missing from most deployment targets */
+    return rf_b_hypot(L, a.re, a.im);
 }
 
 /* Division scaled by max(|c|, |d|), as ATen's vectorised kernels divide. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower/lower_internal.h"
+#include "lower/realops.h"
 
 rf_rv rf_val(rf_value *v) { return (rf_rv){v, 0.0}; }
 rf_rv rf_num(double s) { return (rf_rv){NULL, s}; }

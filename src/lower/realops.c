@@ -130,10 +130,62 @@ static rf_value *pred1(rf_lowering *L, const char *op, rf_rv x) {
 
 rf_value *rf_b_not(rf_lowering *L, rf_value *a) { return pred1(L, "aten.logical_not.default", rf_val(a)); }
 rf_value *rf_b_isnan(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isnan.default", x); }
-rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isinf.default", x); }
-rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return pred1(L, "aten.isfinite.default", x); }
+/* |x| == inf and |x| < inf rather than isinf/isfinite: Core ML has no isinf and
+ * Torch-TensorRT no isfinite converter, while abs and comparisons are everywhere. */
+static rf_value *abs_cmp_inf(rf_lowering *L, const char *cmp, rf_rv x) {
+    rf_value *ax = rf_b_unary(L, "aten.abs.default", rf_b_tensor_of(L, x, RF_DT_F64));
+    return rf_b_cmp(L, cmp, rf_val(ax), rf_num(INFINITY));
+}
+rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "eq", x); }
+rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x); }
+
+/* sqrt(x^2 + y^2) without aten.hypot, which torch.onnx, OpenVINO, ExecuTorch,
+ * Core ML and Torch-TensorRT lack: m sqrt(1 + (n/m)^2) with m = max(|x|,|y|),
+ * n = min(|x|,|y|) cannot overflow or underflow where the result does not.
+ * Then hypot's special values: 0 for m == 0 (n/m is NaN there), +inf when
+ * either part is infinite, even if the other is NaN; NaN otherwise propagates
+ * through maximum/minimum. */
+rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y) {
+    if (!x.v && !y.v) return rf_num(hypot(x.s, y.s));
+    rf_rv ax = rf_b_abs(L, x), ay = rf_b_abs(L, y);
+    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
+    rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
+    rf_rv q = rf_b_div(L, n, m);
+    rf_rv r = rf_b_mul(L, m, rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, q, q), rf_num(1.0))));
+    /* Where the squares neither overflow nor underflow, sqrt(x^2 + y^2) is the more accurate form (one
+     * rounding fewer): the scaled one is for the extremes (float16's squares leave its range sooner). */
+    int half = rf_rv_dtype(ax, RF_DT_F32) == RF_DT_F16;
+    double lo = half ? 1e-2 : 1e-18, hi = half ? 1e2 : 1e18;
+    rf_rv plain = rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, ax, ax), rf_b_mul(L, ay, ay)));
+    rf_value *safe = rf_b_and(L, rf_b_cmp(L, "gt", m, rf_num(lo)), rf_b_cmp(L, "lt", m, rf_num(hi)));
+    r = rf_b_where(L, safe, plain, r);
+    r = rf_b_where(L, rf_b_cmp(L, "eq", m, rf_num(0.0)), rf_num(0.0), r);
+    rf_value *xinf = rf_b_cmp(L, "eq", ax, rf_num(INFINITY));
+    rf_value *yinf = rf_b_cmp(L, "eq", ay, rf_num(INFINITY));
+    rf_value *inf = rf_b_or(L, xinf, yinf);
+    return rf_b_where(L, inf, rf_num(INFINITY), r);
+}
+
+/* copysign(x, y) without aten.copysign, which torch.onnx, ExecuTorch, OpenVINO,
+ * Core ML and Torch-TensorRT lack: |x| negated where y < 0 or 1/y < 0 (y = -0).
+ * A NaN y counts as positive whatever its sign bit. */
+rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y) {
+    if (!y.v) return x.v ? (signbit(y.s) ? rf_b_neg(L, rf_b_abs(L, x)) : rf_b_abs(L, x)) : rf_num(copysign(x.s, y.s));
+    rf_value *lt = rf_b_cmp(L, "lt", y, rf_num(0.0));
+    rf_value *inv = rf_b_unary(L, "aten.reciprocal.default", y.v);
+    rf_value *neg = rf_b_or(L, lt, rf_b_cmp(L, "lt", rf_val(inv), rf_num(0.0)));
+    if (!x.v) { /* two scalars would make where pick float32: give them y's dtype */
+        rf_value *m = rf_b_scalar_tensor(L, -fabs(x.s), y.v->dtype);
+        return rf_b_where(L, neg, rf_val(m), rf_val(rf_b_scalar_tensor(L, fabs(x.s), y.v->dtype)));
+    }
+    rf_rv ax = rf_b_abs(L, x);
+    return rf_b_where(L, neg, rf_b_neg(L, ax), ax);
+}
 
 rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
+    /* Every hypot and copysign, whichever rule asks for it, takes the portable form. */
+    if (strcmp(op, "aten.hypot.default") == 0) return rf_b_hypot(L, x, y);
+    if (strcmp(op, "aten.copysign.Tensor") == 0) return rf_b_copysign(L, x, y);
     rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F64;
     const char *names[2] = {"self", "other"};
     rf_rv xs[2] = {rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};

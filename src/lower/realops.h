@@ -27,11 +27,17 @@ rf_value *rf_b_not(rf_lowering *L, rf_value *a);
 rf_value *rf_b_isnan(rf_lowering *L, rf_rv x);
 rf_value *rf_b_isinf(rf_lowering *L, rf_rv x);
 rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x);
-/* Binary real functions of two operands (hypot, atan2, copysign, maximum, ...). */
+/* Binary real functions of two operands (atan2, copysign, maximum, ...). */
 rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
 /* A unary real function; scalars fold only for ops listed in realops.c. */
 rf_rv rf_b_fn(rf_lowering *L, const char *op, rf_rv x);
 rf_rv rf_b_abs(rf_lowering *L, rf_rv x);
+/* sqrt(x^2 + y^2) with torch.hypot's special values, from ops every target has
+ * (no aten.hypot); rf_b_fn2 routes "aten.hypot.default" here. */
+rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y);
+/* copysign(x, y) from comparisons and where (no aten.copysign); a NaN y counts
+ * as positive. rf_b_fn2 routes "aten.copysign.Tensor" here. */
+rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y);
 
 /* Dtype of a real operand (its tensor's, or `dflt` for a scalar). */
 rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt);

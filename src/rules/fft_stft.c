@@ -125,22 +125,42 @@ static rf_value *pad_signal(rf_lowering *L, rf_value *v, const void *arg) {
     return rf_b_op(L, "aten.pad.default", 4, args, v->dtype, 3, d, "_pad");
 }
 
-/* [B, T] -> [B, frames, n_fft] (unfold by hop). */
+/* [B, T] -> [B, frames, n_fft]: a gather with a constant index where the length
+ * is static (ExecuTorch and Core ML have no unfold), unfold otherwise (on dim 1,
+ * not -1: OpenVINO's unfold conversion fails on a negative dim). NULL when the
+ * signal is shorter than n_fft. */
 static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     const frame_args *fa = arg;
     rf_dim d[3] = {v->dims[0], v->dims[1], {fa->n_fft, NULL}};
-    char sym[200];
     if (d[1].sym) {
+        char sym[200];
         snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa->n_fft, (long long)fa->hop);
         d[1].sym = sym;
-    } else {
-        d[1].size = (d[1].size - fa->n_fft) / fa->hop + 1;
+        rf_arg args[4] = {{"self", rf_attr_ref(v)},
+                          {"dimension", rf_attr_int(1)},
+                          {"size", rf_attr_int(fa->n_fft)},
+                          {"step", rf_attr_int(fa->hop)}};
+        return rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
     }
-    rf_arg args[4] = {{"self", rf_attr_ref(v)},
-                      {"dimension", rf_attr_int(-1)},
-                      {"size", rf_attr_int(fa->n_fft)},
-                      {"step", rf_attr_int(fa->hop)}};
-    return rf_b_op(L, "aten.unfold.default", 4, args, v->dtype, 3, d, "_frames");
+    if (d[1].size < fa->n_fft) return NULL;
+    int64_t count = (d[1].size - fa->n_fft) / fa->hop + 1, len = count * fa->n_fft;
+    double *idx = malloc((size_t)len * sizeof *idx);
+    if (!idx) {
+        rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory building stft frames");
+        return NULL;
+    }
+    for (int64_t f = 0; f < count; f++)
+        for (int64_t k = 0; k < fa->n_fft; k++) idx[f * fa->n_fft + k] = (double)(f * fa->hop + k);
+    rf_value *index = rf_b_constant(L, "stft_frame_index", RF_DT_I64, 1, &len, idx);
+    free(idx);
+    if (!index) return NULL;
+    rf_dim g[2] = {v->dims[0], {len, NULL}};
+    rf_arg sel[3] = {{"self", rf_attr_ref(v)}, {"dim", rf_attr_int(1)}, {"index", rf_attr_ref(index)}};
+    rf_value *flat = rf_b_op(L, "aten.index_select.default", 3, sel, v->dtype, 2, g, "_gather");
+    d[1].size = count;
+    int64_t sizes[2] = {count, fa->n_fft};
+    rf_arg un[3] = {{"self", rf_attr_ref(flat)}, {"dim", rf_attr_int(1)}, {"sizes", rf_attr_ints(rf_out_graph(L), 2, sizes)}};
+    return rf_b_op(L, "aten.unflatten.int", 3, un, v->dtype, 3, d, "_frames");
 }
 
 static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
@@ -176,6 +196,8 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     if (!t->sym && t->size < fa.n_fft)
         return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= %lld", n->op, (long long)t->size);
     rf_cx frames = on_parts(L, x, frame_signal, &fa); /* [B, frames, n_fft] */
+    RF_CHECK(L);
+    if (!frames.re.v) return rf_fail(L, n, RF_ERR_INVALID, "%s expected 0 < n_fft <= signal length", n->op);
     if (fa.window) {
         frames = mul_parts(L, frames, centred_window(L, rf_in_cx(L, n, "window", f.dt), fa.win, fa.n_fft));
     } else {

@@ -1,0 +1,94 @@
+/* The declared real op set (src/lower/opset.c): well formed, and what the
+ * elementwise complex functions emit stays inside it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "realify.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (cond) {                                                                 \
+            passed++;                                                               \
+        } else {                                                                    \
+            failed++;                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                           \
+    } while (0)
+
+static void test_table_shape(void) {
+    size_t n = rf_opset_count();
+    CHECK(n > 100);
+    const char *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned mask = 0xffffffffu;
+        const char *op = rf_opset_entry_at(i, &mask);
+        CHECK(op != NULL && (strncmp(op, "aten.", 5) == 0 || strncmp(op, "realify.", 8) == 0));
+        CHECK((mask & ~RF_TARGET_ALL) == 0);
+        if (prev) CHECK(strcmp(prev, op) < 0); /* sorted, no duplicates: binary search needs it */
+        unsigned again = 0;
+        CHECK(rf_opset_targets(op, &again) == 1 && again == mask);
+        prev = op;
+    }
+    CHECK(rf_opset_entry_at(n, NULL) == NULL);
+}
+
+static void test_lookups(void) {
+    unsigned mask = 0;
+    CHECK(rf_opset_targets("aten.add.Tensor", &mask) == 1 && mask == RF_TARGET_ALL);
+    mask = 12345;
+    /* deployment targets lack these: rules must not emit them */
+    CHECK(rf_opset_targets("aten.hypot.default", &mask) == 0 && mask == 12345);
+    CHECK(rf_opset_targets("aten.copysign.Tensor", &mask) == 0);
+    CHECK(rf_opset_targets("", &mask) == 0 && rf_opset_targets(NULL, &mask) == 0);
+    CHECK(rf_opset_targets("aten.add.Tensor", NULL) == 1);
+    CHECK(rf_target_bit("tensorrt") == RF_TARGET_TENSORRT && rf_target_bit("onnx") == RF_TARGET_ONNX);
+    CHECK(rf_target_bit("executorch") == RF_TARGET_EXECUTORCH && rf_target_bit("core_aten") == RF_TARGET_CORE_ATEN);
+    CHECK(rf_target_bit("openvino") == RF_TARGET_OPENVINO && rf_target_bit("coreml") == RF_TARGET_COREML);
+    CHECK(rf_target_bit("tpu") == 0 && rf_target_bit(NULL) == 0);
+}
+
+static const char *FUNCS =
+    "graph {\n"
+    "  input %x: c64[4]\n"
+    "  %a: f32[4] = aten.abs.default(self=%x)\n"
+    "  %s: c64[4] = aten.sqrt.default(self=%x)\n"
+    "  %t: c64[4] = aten.tanh.default(self=%s)\n"
+    "  %h: c64[4] = aten.asinh.default(self=%t)\n"
+    "  %l: c64[4] = aten.log.default(self=%h)\n"
+    "  %g: c64[4] = aten.sgn.default(self=%l)\n"
+    "  output (%a, %g)\n"
+    "}\n";
+
+static void test_emitted_ops_are_declared(void) {
+    rf_graph *g = NULL, *out = NULL;
+    rf_error err = {0};
+    CHECK(rf_parse(FUNCS, &g, &err) == RF_OK);
+    if (!g) return;
+    CHECK(rf_lower(g, NULL, &out, &err) == RF_OK);
+    if (out) {
+        for (size_t i = 0; i < out->nnodes; i++) {
+            unsigned mask = 0;
+            const char *op = out->nodes[i]->op;
+            int declared = rf_opset_targets(op, &mask);
+            if (!declared) fprintf(stderr, "undeclared op emitted: %s\n", op);
+            CHECK(declared);
+            /* these functions need nothing TensorRT, ONNX, ExecuTorch or OpenVINO lack */
+            unsigned need = RF_TARGET_TENSORRT | RF_TARGET_ONNX | RF_TARGET_EXECUTORCH | RF_TARGET_OPENVINO;
+            if ((mask & need) != need) fprintf(stderr, "%s misses targets 0x%x\n", op, need & ~mask);
+            CHECK((mask & need) == need);
+        }
+        rf_graph_free(out);
+    }
+    rf_graph_free(g);
+}
+
+int main(void) {
+    test_table_shape();
+    test_lookups();
+    test_emitted_ops_are_declared();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,64 @@
+"""Deploy (a): lowered zoo model -> torch.onnx.export -> onnx.checker -> ONNX Runtime CPU, compared with eager.
+The ONNX model holds no complex type (and no DOUBLE unless complex128 was kept), and uses only ONNX operators
+TensorRT 10's ONNX parser accepts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from deploy_support import TENSORRT_ONNX_OPS, keeps_double, lowered, onnx_model, zoo_params
+from realify import zoo
+
+onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test installs it)")
+ort = pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
+pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript (make test installs it)")
+
+P = onnx.TensorProto
+
+
+def elem_types(model: onnx.ModelProto) -> set[int]:
+    g = model.graph
+    types = {vi.type.tensor_type.elem_type for vi in list(g.value_info) + list(g.input) + list(g.output)}
+    types |= {init.data_type for init in g.initializer}
+    for node in g.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR:
+                types.add(attr.t.data_type)
+            if attr.name in ("to", "dtype"):
+                types.add(attr.i)
+    return types
+
+
+def run_ort(model: onnx.ModelProto, args: tuple) -> list[np.ndarray]:
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: a.detach().numpy() for i, a in zip(sess.get_inputs(), args, strict=True)}
+    return sess.run(None, feeds)
+
+
+def bf16_free(args: tuple) -> bool:
+    return all(a.dtype != torch.bfloat16 for a in args)
+
+
+# complex128 kept as float64 lowers phase math to atan2 in double: ONNX Runtime's CPU provider has no double Atan
+# kernel (deploy such a model with truncate_double=True, which phase_math_c128_truncated checks).
+KNOWN = {"phase_math_c128": (ort.capi.onnxruntime_pybind11_state.NotImplemented, "ONNX Runtime has no double Atan")}
+
+
+@pytest.mark.parametrize("name", zoo_params(KNOWN))
+def test_zoo_model_exports_to_onnx_and_runs_in_onnxruntime(name: str) -> None:
+    lw = lowered(name)
+    model = onnx_model(name)
+    types = elem_types(model)
+    assert not types & {P.COMPLEX64, P.COMPLEX128}, types
+    if not keeps_double(lw.entry):
+        assert P.DOUBLE not in types, f"{name}: a float64 value in the ONNX model"
+    ops = {n.op_type for n in model.graph.node}
+    assert ops <= TENSORRT_ONNX_OPS, (
+        f"{name}: ONNX operators TensorRT's parser rejects: {sorted(ops - TENSORRT_ONNX_OPS)}"
+    )
+    if not bf16_free(lw.real_args):
+        pytest.skip("numpy has no bfloat16: ONNX Runtime cannot be fed this model's inputs from numpy")
+    outs = run_ort(model, lw.real_args)
+    err = zoo.max_rel_error(lw.reference, [torch.from_numpy(o) for o in outs])
+    assert err <= max(lw.entry.rtol, 1e-5), f"{name}: ONNX Runtime differs from eager by {err:.3g}"
