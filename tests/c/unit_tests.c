@@ -353,6 +353,7 @@ static void test_attr_constructors(void) {
     rf_attr s = rf_attr_str("reflect");
     CHECK(s.kind == RF_A_STR && strcmp(s.s, "reflect") == 0 && s.out_mark == RF_DT_COUNT);
     CHECK(rf_attr_none().kind == RF_A_NONE);
+    rf_graph_free(g);
 }
 
 /* Graphs built through the API, which the parser cannot express: a cycle of
