@@ -264,11 +264,6 @@ ZOO: tuple[ZooEntry, ...] = (
         lambda: (_randn(3, 4, seed=32, dtype=torch.complex128), _randn(4, seed=33, dtype=torch.float64)),
         truncate_double=True,
         rtol=1e-5,
-        known_failure=(
-            AssertionError,
-            "the real float64 input (phases) stays float64 under truncate_double: only values that came from "
-            "complex128 are truncated, and real float64 casts are copied as they are",
-        ),
     ),
 )
 

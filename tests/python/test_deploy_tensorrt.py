@@ -70,7 +70,12 @@ def unconverted(program: torch.export.ExportedProgram) -> set[str]:
     return {str(n.target) for n in decomposed.graph.nodes if n.op == "call_function" and not has_converter(n.target)}
 
 
-@pytest.mark.parametrize("name", zoo_params())
+# full_like (what zeros_like/ones_like of a complex zeros or a polar magnitude become after run_decompositions) is
+# missing from the converter data above: open, see the closing note of issue 12.
+FULL_LIKE = (AssertionError, "aten.full_like.default has no Torch-TensorRT converter in the registry data")
+
+
+@pytest.mark.parametrize("name", zoo_params({"fno_spectral": FULL_LIKE, "steering_c128_truncated": FULL_LIKE}))
 def test_every_node_of_the_lowered_zoo_model_has_a_tensorrt_converter(name: str) -> None:
     lw = lowered(name)
     missing = unconverted(lw.program)
