@@ -31,7 +31,7 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             realify, hand = by[case, "realify+inductor"], by[case, "hand-written real + inductor"]
             assert realify["max_abs_err"] < 1e-5 and hand["max_abs_err"] < 1e-5
             assert 0 < realify["kernels"] <= hand["kernels"]  # never more kernels than the hand-written code
-            assert by[case, "copy (bandwidth ceiling)"]["copy_%"] == 100
+            assert by[case, "copy (bandwidth ceiling)"]["copy_%"] == pytest.approx(100)
         assert by["prefill", "realify+inductor"]["kernels"] <= 2  # one kernel per rotated tensor (q and k)
     elif script == "llama.py":
         assert all(r["max_rel_err"] < 1e-4 for r in rows)
