@@ -14,20 +14,9 @@ onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test ins
 ort = pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
 pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript (make test installs it)")
 
+from test_onnx import elem_types  # noqa: E402  (after the skips: it needs onnx and onnxscript too)
+
 P = onnx.TensorProto
-
-
-def elem_types(model: onnx.ModelProto) -> set[int]:
-    g = model.graph
-    types = {vi.type.tensor_type.elem_type for vi in list(g.value_info) + list(g.input) + list(g.output)}
-    types |= {init.data_type for init in g.initializer}
-    for node in g.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
-                types.add(attr.t.data_type)
-            if attr.name in ("to", "dtype"):
-                types.add(attr.i)
-    return types
 
 
 def run_ort(model: onnx.ModelProto, args: tuple) -> list[np.ndarray]:
