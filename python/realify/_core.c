@@ -198,7 +198,8 @@ static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
     PyObject *l = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; l && i < n; i++) {
         const char *op = rf_graph_node_op(g, idx[i]);
-        l = put(l, i, Py_BuildValue("(ssO)", op, rf_graph_node_name(g, idx[i]), rf_rule_exists(op) ? Py_True : Py_False));
+        PyObject *has_rule = rf_rule_exists(op) ? Py_True : Py_False;
+        l = put(l, i, Py_BuildValue("(ssO)", op, rf_graph_node_name(g, idx[i]), has_rule));
     }
     rf_analysis_free(a);
     rf_graph_free(g);
