@@ -55,6 +55,9 @@ CLANG ?= clang-14
 FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 60
+# The smoke run in `make test` starts from a fixed seed so CI is reproducible; `make fuzz` explores freely.
+FUZZ_TEST_SEED ?= 1
+FUZZ_FLAGS ?=
 FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude -Isrc
 FUZZ_SOURCES := $(wildcard src/*/*.c) tools/fuzz_ir.c
@@ -67,13 +70,13 @@ fuzz: $(FUZZ_DIR)/fuzz_ir
 	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
 	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
 		-dict=tools/fuzz_ir.dict \
-		-artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
+		$(FUZZ_FLAGS) -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
 
 # The short run `make test` does: only where clang-14 with libFuzzer is installed.
 fuzz-smoke:
 	@if command -v $(CLANG) >/dev/null 2>&1 && \
 	    test -f "$$($(CLANG) -print-file-name=libclang_rt.fuzzer-x86_64.a)"; then \
-		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS); \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FLAGS=-seed=$(FUZZ_TEST_SEED); \
 	else \
 		echo "fuzz-smoke: skipped: $(CLANG) with libFuzzer is not installed" \
 		     "(Debian: apt-get install clang-14 libclang-rt-14-dev)"; \

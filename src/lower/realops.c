@@ -217,16 +217,27 @@ rf_rv rf_b_abs(rf_lowering *L, rf_rv x) { return rf_b_fn(L, "aten.abs.default", 
 
 static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
 
+int rf_b_dim(rf_lowering *L, const rf_value *x, int64_t dim, int extra, const char *op, int64_t *out) {
+    int64_t r = x->rank + extra;
+    if (x->rank >= 0 && dim >= -r && dim < r) {
+        *out = dim < 0 ? dim + r : dim;
+        return 1;
+    }
+    if (x->rank < 0) rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "%s needs a known rank", op);
+    else rf_fail(L, NULL, RF_ERR_INVALID, "%s: dim %lld is outside rank %d", op, (long long)dim, x->rank);
+    return 0;
+}
+
 rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end) {
-    if (!x) return NULL;
+    int64_t d;
+    if (!x || !rf_b_dim(L, x, dim, 0, "slice", &d)) return NULL;
     rf_arg args[5] = {{"self", rf_attr_ref(x)},
                       {"dim", rf_attr_int(dim)},
                       {"start", rf_attr_int(start)},
                       {"end", rf_attr_int(end)},
                       {"step", rf_attr_int(1)}};
     rf_value like = shape_of(x->rank, x->dims);
-    if (x->rank > 0) {
-        int64_t d = norm_dim(dim, x->rank);
+    {
         like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
         memcpy(like.dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
         if (!x->dims[d].sym) {
@@ -243,13 +254,13 @@ rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, in
 rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
     for (size_t i = 0; i < n; i++)
         if (!xs[i]) return NULL;
-    if (!n) return NULL;
+    int64_t d;
+    if (!n || !rf_b_dim(L, xs[0], dim, 0, "cat", &d)) return NULL;
     rf_attr list = rf_attr_list(rf_out_graph(L), n);
     for (size_t i = 0; i < n; i++) list.items[i] = rf_attr_ref(xs[i]);
     rf_arg args[2] = {{"tensors", list}, {"dim", rf_attr_int(dim)}};
     rf_value like = shape_of(xs[0]->rank, xs[0]->dims);
-    if (xs[0]->rank > 0) {
-        int64_t d = norm_dim(dim, xs[0]->rank);
+    {
         like.dims = rf_alloc(rf_out_graph(L), (size_t)xs[0]->rank * sizeof(rf_dim));
         memcpy(like.dims, xs[0]->dims, (size_t)xs[0]->rank * sizeof(rf_dim));
         int64_t total = 0;
@@ -264,24 +275,22 @@ rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim) {
 }
 
 rf_value *rf_b_pad_dim(rf_lowering *L, rf_value *x, int64_t dim, int64_t before, int64_t after, double value) {
-    if (!x) return NULL;
-    int64_t d = norm_dim(dim, x->rank), k = x->rank - 1 - d;
-    int64_t pad[2 * RF_MAX_RANK] = {0};
-    if (x->rank < 0 || x->rank > RF_MAX_RANK) {
-        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "padding needs a known rank");
+    int64_t d;
+    if (!x || !rf_b_dim(L, x, dim, 0, "constant_pad_nd", &d)) return NULL;
+    if (x->rank > RF_MAX_RANK) {
+        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "padding needs a rank of at most %d", RF_MAX_RANK);
         return NULL;
     }
+    int64_t k = x->rank - 1 - d, pad[2 * RF_MAX_RANK] = {0};
     pad[2 * k] = before;
     pad[2 * k + 1] = after;
     rf_arg args[3] = {{"self", rf_attr_ref(x)},
                       {"pad", rf_attr_ints(rf_out_graph(L), (size_t)(2 * (k + 1)), pad)},
                       {"value", rf_attr_float(value)}};
     rf_value like = shape_of(x->rank, x->dims);
-    if (x->rank > 0) {
-        like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
-        memcpy(like.dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
-        if (!like.dims[d].sym) like.dims[d].size += before + after;
-    }
+    like.dims = rf_alloc(rf_out_graph(L), (size_t)x->rank * sizeof(rf_dim));
+    memcpy(like.dims, x->dims, (size_t)x->rank * sizeof(rf_dim));
+    if (!like.dims[d].sym) like.dims[d].size += before + after;
     const rf_value *likes[1] = {&like};
     return rf_b_node(L, "aten.constant_pad_nd.default", 3, args, 1, likes, x->dtype, "_pad")->outs[0];
 }

@@ -42,8 +42,13 @@ rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y);
 /* Dtype of a real operand (its tensor's, or `dflt` for a scalar). */
 rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt);
 
-/* Structural ops on one value; a NULL operand gives NULL. Negative dims count
- * from the end and are emitted as given. */
+/* dim of x normalised into *out: 1 when x's rank is known and
+ * -(rank + extra) <= dim < rank + extra (extra 1: an inserted dim), else 0
+ * with L failed naming `op` (so hostile dims never index past x's shape). */
+int rf_b_dim(rf_lowering *L, const rf_value *x, int64_t dim, int extra, const char *op, int64_t *out);
+
+/* Structural ops on one value; a NULL operand, or a dim outside its rank,
+ * gives NULL. Negative dims count from the end and are emitted as given. */
 rf_value *rf_b_slice(rf_lowering *L, rf_value *x, int64_t dim, int64_t start, int64_t end);
 rf_value *rf_b_cat(rf_lowering *L, size_t n, rf_value *const *xs, int64_t dim);
 /* constant_pad_nd of dim `dim` by `before` elements in front, `after` behind. */

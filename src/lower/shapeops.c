@@ -9,8 +9,6 @@
 /* Room for the few dims a transform adds (split axis, factors) to a tensor of rank < RF_MAX_RANK. */
 #define CAP (RF_MAX_RANK + 8)
 
-static int64_t norm_dim(int64_t d, int rank) { return d < 0 ? d + rank : d; }
-
 /* A known rank that leaves room for `extra` more dims. */
 static int rank_ok(rf_lowering *L, const rf_value *x, const char *op, int extra) {
     if (x->rank >= 0 && x->rank + extra <= CAP) return 1;
@@ -19,8 +17,9 @@ static int rank_ok(rf_lowering *L, const rf_value *x, const char *op, int extra)
 }
 
 rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size) {
-    if (!x) return NULL;
-    int64_t have = x->dims[norm_dim(dim, x->rank)].size;
+    int64_t d;
+    if (!x || !rf_b_dim(L, x, dim, 0, "resize", &d)) return NULL;
+    int64_t have = x->dims[d].size;
     if (have == size) return x;
     if (have > size) return rf_b_slice(L, x, dim, 0, size);
     return rf_b_pad_dim(L, x, dim, 0, size - have, 0.0);
@@ -28,9 +27,7 @@ rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size) {
 
 /* Emits the dims normalised. */
 rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1) {
-    if (!x) return NULL;
-    d0 = norm_dim(d0, x->rank);
-    d1 = norm_dim(d1, x->rank);
+    if (!x || !rf_b_dim(L, x, d0, 0, "transpose", &d0) || !rf_b_dim(L, x, d1, 0, "transpose", &d1)) return NULL;
     if (d0 == d1) return x;
     if (!rank_ok(L, x, "transpose", 0)) return NULL;
     rf_dim d[CAP];
@@ -43,14 +40,15 @@ rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1) {
 }
 
 rf_value *rf_b_flip(rf_lowering *L, rf_value *x, int64_t dim) {
-    if (!x) return NULL;
+    int64_t d;
+    if (!x || !rf_b_dim(L, x, dim, 0, "flip", &d)) return NULL;
     rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dims", rf_attr_ints(rf_out_graph(L), 1, &dim)}};
     return rf_b_op(L, "aten.flip.default", 2, args, x->dtype, x->rank, x->dims, "_flip");
 }
 
 rf_value *rf_b_unsqueeze(rf_lowering *L, rf_value *x, int64_t dim) {
-    if (!x || !rank_ok(L, x, "unsqueeze", 1)) return NULL;
-    int64_t p = dim < 0 ? dim + x->rank + 1 : dim;
+    int64_t p;
+    if (!x || !rank_ok(L, x, "unsqueeze", 1) || !rf_b_dim(L, x, dim, 1, "unsqueeze", &p)) return NULL;
     rf_dim d[CAP];
     for (int i = 0, j = 0; i <= x->rank; i++) d[i] = i == p ? (rf_dim){1, NULL} : x->dims[j++];
     rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}};
@@ -58,8 +56,8 @@ rf_value *rf_b_unsqueeze(rf_lowering *L, rf_value *x, int64_t dim) {
 }
 
 rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim) {
-    if (!x || !rank_ok(L, x, "squeeze", 0)) return NULL;
-    int64_t p = norm_dim(dim, x->rank);
+    int64_t p;
+    if (!x || !rank_ok(L, x, "squeeze", 0) || !rf_b_dim(L, x, dim, 0, "squeeze", &p)) return NULL;
     rf_dim d[CAP];
     int r = 0;
     for (int i = 0; i < x->rank; i++)
@@ -69,8 +67,8 @@ rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim) {
 }
 
 rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, const int64_t *sizes) {
-    if (!x || !rank_ok(L, x, "unflatten", (int)n)) return NULL;
-    int64_t p = norm_dim(dim, x->rank);
+    int64_t p;
+    if (!x || n > CAP || !rank_ok(L, x, "unflatten", (int)n) || !rf_b_dim(L, x, dim, 0, "unflatten", &p)) return NULL;
     rf_dim d[CAP];
     int r = 0;
     for (int i = 0; i < x->rank; i++) {
@@ -87,8 +85,10 @@ rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, con
 }
 
 rf_value *rf_b_flatten(rf_lowering *L, rf_value *x, int64_t start, int64_t end) {
-    if (!x || !rank_ok(L, x, "flatten", 0)) return NULL;
-    int64_t s = norm_dim(start, x->rank), e = norm_dim(end, x->rank);
+    int64_t s, e;
+    if (!x || !rank_ok(L, x, "flatten", 0) || !rf_b_dim(L, x, start, 0, "flatten", &s) ||
+        !rf_b_dim(L, x, end, 0, "flatten", &e))
+        return NULL;
     rf_dim d[CAP];
     int r = 0;
     char sym[256] = "";
@@ -139,10 +139,11 @@ rf_value *rf_b_matmul(rf_lowering *L, rf_value *a, rf_value *b) {
 }
 
 rf_value *rf_b_index_select(rf_lowering *L, rf_value *x, int64_t dim, rf_value *index) {
-    if (!x || !index || !rank_ok(L, x, "index_select", 0)) return NULL;
+    int64_t p;
+    if (!x || !index || !rank_ok(L, x, "index_select", 0) || !rf_b_dim(L, x, dim, 0, "index_select", &p)) return NULL;
     rf_dim d[CAP];
     memcpy(d, x->dims, (size_t)x->rank * sizeof(rf_dim));
-    d[norm_dim(dim, x->rank)] = index->rank == 1 ? index->dims[0] : (rf_dim){1, NULL};
+    d[p] = index->rank == 1 ? index->dims[0] : (rf_dim){1, NULL};
     rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}, {"index", rf_attr_ref(index)}};
     return rf_b_op(L, "aten.index_select.default", 3, args, x->dtype, x->rank, d, "_gather");
 }
