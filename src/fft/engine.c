@@ -391,6 +391,7 @@ static blk along(rf_fft_ctx *f, blk b, int64_t d, int r, int sign) {
     int e = b.v->rank - 1, bd = blk_dim(&b, d, r);
     if (!b.real && rf_fft_left_ok(b.v, bd, e - 1)) return bk(rf_fft_left_direct(f, b.v, bd, 0, sign, 0), 0);
     rf_value *v = rf_b_transpose(f->L, b.v, bd, e);
+    if (!v) return bk(NULL, 0);
     blk y = dft_last(f, bk(v, b.real), v->dims[e].size, sign);
     if (!y.v) return y;
     if (y.real) return bk(rf_b_transpose(f->L, y.v, bd, e), 1); /* a length-1 transform of a real tensor */
@@ -420,7 +421,10 @@ static rf_cx c2c_pairs(rf_fft_ctx *f, blk b, const int64_t *dims, size_t nd, int
     return pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
 }
 
+/* The entry points build nothing once the lowering has failed: operands may
+ * then be stand-ins of unknown rank. */
 rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
+    if (rf_status_of(f->L) != RF_OK) return rf_cx_values(NULL, NULL);
     if (!nd || !x.re.v) return x;
     if (rf_fft_native(f)) return rf_fft_native_c2c(f, x, dims, nd, sign);
     int r = x.re.v->rank;
@@ -428,6 +432,7 @@ rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, in
 }
 
 rf_cx rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
+    if (rf_status_of(f->L) != RF_OK) return rf_cx_values(NULL, NULL);
     if (!nd || !x) return rf_cx_values(x, NULL);
     if (rf_fft_native(f)) return rf_fft_native_r2c(f, x, dims, nd, onesided);
     int r = x->rank, e = r - 1;
@@ -442,6 +447,7 @@ rf_cx rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd
     }
     if (onesided) {
         rf_value *t = rf_b_transpose(f->L, x, (int)d, e);
+        if (!t) return rf_cx_values(NULL, NULL);
         y = rdft_last(f, t, t->dims[e].size);
         if (y.v && !y.real) y = bk(rf_b_transpose(f->L, y.v, (int)d == e ? y.v->rank - 1 : (int)d, y.v->rank - 1), 0);
         else if (y.v) y = bk(rf_b_transpose(f->L, y.v, (int)d, e), 1);
@@ -452,7 +458,7 @@ rf_cx rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd
 }
 
 rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
-    if (!nd || !x.re.v) return NULL;
+    if (rf_status_of(f->L) != RF_OK || !nd || !x.re.v) return NULL;
     if (rf_fft_native(f)) return rf_fft_native_c2r(f, x, dims, nd, last_dim_size);
     int r = x.re.v->rank;
     blk b = c2c_blk(f, blk_of_pair(f->L, x), dims, nd - 1, r, 1);
