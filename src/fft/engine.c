@@ -509,8 +509,8 @@ rf_status rf_fft_done(rf_fft_ctx *f, const rf_node *n, int ok) {
     if (f->oom < 0)
         return rf_fail(f->L, n, RF_ERR_INVALID,
                        "%s: a length-%lld transform needs more than %lld MiB of constant tables "
-                       "(RF_FFT_MAX_TABLE_BYTES)", n->op, -(long long)f->oom,
-                       (long long)(RF_FFT_MAX_TABLE_BYTES >> 20));
+                       "(RF_FFT_MAX_TABLE_BYTES); the native FFT (fft=\"native\") needs none",
+                       n->op, -(long long)f->oom, (long long)(RF_FFT_MAX_TABLE_BYTES >> 20));
     if (f->oom) return rf_fail(f->L, n, RF_ERR_NOMEM, "%s: out of memory building the FFT", n->op);
     if (!ok) return rf_fail(f->L, n, RF_ERR_INVALID, "%s: the FFT could not be built", n->op);
     return RF_OK;

@@ -29,8 +29,10 @@
 /* The most constant-table bytes (DFT matrices, twiddles, Bluestein chirp and
  * kernel, counted in double precision) one length-n transform may generate.
  * Larger transforms are refused: as constants of a graph they would be
- * unreasonable, and computing them could exhaust memory. 2^20 points fit. */
-#define RF_FFT_MAX_TABLE_BYTES ((int64_t)256 << 20)
+ * unreasonable, and computing and printing them would take seconds per graph
+ * (a fuzzing finding). 2^19 points fit, and Bluestein lengths to 2^17; longer
+ * transforms take fft="native". */
+#define RF_FFT_MAX_TABLE_BYTES ((int64_t)40 << 20)
 
 typedef struct rf_fft_plan {
     int64_t n;        /* transform length */

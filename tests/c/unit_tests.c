@@ -215,7 +215,7 @@ static int64_t largest_prime(int64_t n) {
  * length, none exceeds RF_FFT_MAX_RADIX, and Bluestein is used exactly for
  * lengths with a prime factor above it, with a power-of-two m >= 2n - 1. */
 static void test_fft_plans(void) {
-    static const int64_t big[] = {8192, 30030, 44100, 48000, 59049, 62500, 65536, 65537, 1 << 20, 1000003};
+    static const int64_t big[] = {8192, 30030, 44100, 48000, 59049, 62500, 65536, 65537, 1 << 19, 131071};
     int bad = 0;
     for (int64_t i = 1; i <= 4096 + (int64_t)(sizeof big / sizeof big[0]); i++) {
         int64_t n = i <= 4096 ? i : big[i - 4097];
