@@ -3,6 +3,10 @@
 # Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|ropex|ropecode|llama|fft|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
+# Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
+if ls build/wheels/*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps build/wheels/*.whl > "$out/wheels.log" 2>&1 || tail -3 "$out/wheels.log"
+fi
 python3 -m pip install -q --no-build-isolation --no-deps -e . > "$out/install.log" 2>&1 \
   || python3 setup.py build_ext --inplace >> "$out/install.log" 2>&1
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -10,7 +14,10 @@ python3 -c "import torch, realify; print('torch', torch.__version__, torch.cuda.
 for step in "$@"; do
   echo "=== $step"
   case $step in
-    tests) python3 -m pytest -q -p no:cacheprovider tests/python --ignore=tests/python/test_bench_scripts.py 2>&1 | tail -25 ;;
+    tests)  # spread over the machine's cores when pytest-xdist came along
+      par=$(python3 -c "import xdist" 2>/dev/null && echo "-n 12")
+      python3 -m pytest -q -p no:cacheprovider $par tests/python --ignore=tests/python/test_bench_scripts.py \
+        > "$out/tests.log" 2>&1; tail -40 "$out/tests.log" ;;
     rope) python3 bench/rope.py --cases prefill,decode --json "$out/rope.json" 2>&1 | grep -v Warning ;;
     ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
