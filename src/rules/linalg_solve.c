@@ -158,8 +158,8 @@ static rf_value bcast_like(rf_lowering *L, const rf_value *a, const rf_value *b,
     return v;
 }
 
-/* X with A X = B, A (..., n, n) and B (..., n, k) complex. */
-static cm emb_solve(rf_lowering *L, cm a, cm b, int64_t n) {
+/* X with A X = B, A (..., n, n) and B (..., n, k) complex; *info (if info) the real solve's info. */
+static cm emb_solve_info(rf_lowering *L, cm a, cm b, int64_t n, rf_value **info) {
     cm r = {NULL, NULL};
     rf_value *e = embed(L, a);
     rf_value *bs[2] = {b.re, b.im};
@@ -175,17 +175,20 @@ static cm emb_solve(rf_lowering *L, cm a, cm b, int64_t n) {
     rf_node *s = rf_b_node(L, "aten.linalg_solve_ex.default", 4, args, 2, likes, e->dtype, "_solve");
     s->outs[1]->dtype = RF_DT_I32;
     rf_value *x = s->outs[0];
+    if (info) *info = s->outs[1];
     r.re = rf_b_slice(L, x, -2, 0, n);
     r.im = rf_b_slice(L, x, -2, n, 2 * n);
     return r;
 }
+static cm emb_solve(rf_lowering *L, cm a, cm b, int64_t n) { return emb_solve_info(L, a, b, n, NULL); }
 
 /* op(A) X = B with op one of: 0 A, 1 A^T, 2 A^H, 3 conj(A). */
-static cm emb_solve_op(rf_lowering *L, cm a, cm b, int64_t n, int op) {
+static cm emb_solve_op_info(rf_lowering *L, cm a, cm b, int64_t n, int op, rf_value **info) {
     if (op == 1 || op == 2) a = cm_tr(L, a);
     if (op == 2 || op == 3) a = cm_conj(L, a);
-    return emb_solve(L, a, b, n);
+    return emb_solve_info(L, a, b, n, info);
 }
+static cm emb_solve_op(rf_lowering *L, cm a, cm b, int64_t n, int op) { return emb_solve_op_info(L, a, b, n, op, NULL); }
 
 /* A^-1 and the real inverse's info (nonzero iff A is singular). */
 static cm emb_inv(rf_lowering *L, cm a, int64_t n, rf_value **info) {
@@ -428,27 +431,38 @@ static int vector_rhs(const rf_value *a, const rf_value *b) {
 }
 
 /* X with A X = B (left) or X A = B, B a matrix. */
-static cm solve_sided(rf_lowering *L, cm a, cm b, int64_t size, int left) {
-    if (left) return emb_solve(L, a, b, size);
-    return cm_tr(L, emb_solve_op(L, a, cm_tr(L, b), size, 1));
+static cm solve_sided(rf_lowering *L, cm a, cm b, int64_t size, int left, rf_value **info) {
+    if (left) return emb_solve_info(L, a, b, size, info);
+    return cm_tr(L, emb_solve_op_info(L, a, cm_tr(L, b), size, 1, info));
 }
 
 static rf_status linalg_solve_ex(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     cm a = cm_in(L, n, "A", w), b = cm_in(L, n, "B", w);
     int64_t size;
-    if (!is_square(L, n, a, &size) || !unroll_ok(L, n, size)) return rf_status_of(L);
+    if (!is_square(L, n, a, &size)) return rf_status_of(L);
     int left = rf_opt_bool(n, "left", 1);
     cm x;
-    if (vector_rhs(a.re, b.re)) x = cm_sq(L, emb_solve_op(L, a, cm_unsq(L, b, -1), size, left ? 0 : 1), -1);
-    else x = solve_sided(L, a, b, size, left);
+    rf_value *info = NULL;
+    if (vector_rhs(a.re, b.re))
+        x = cm_sq(L, emb_solve_op_info(L, a, cm_unsq(L, b, -1), size, left ? 0 : 1, &info), -1);
+    else x = solve_sided(L, a, b, size, left, &info);
     lu_res f = {0};
-    lu_factor(L, a, size, size, w, &f);
+    if (rf_value_is_used(L, n->outs[1]) || rf_value_is_used(L, n->outs[2])) {
+        /* torch's LU and pivots are read (backward does): factor the complex matrix too */
+        if (!unroll_ok(L, n, size)) return rf_status_of(L);
+        lu_factor(L, a, size, size, w, &f);
+        info = f.info;
+    } else { /* nobody reads them: stand-ins of the right shape, which cleanup drops */
+        int64_t dl = -1;
+        f.lu = a;
+        f.pivots = rf_b_cast(L, rf_b_reduce(L, "aten.sum.dim_IntList", a.re, 1, &dl, 0), RF_DT_I32);
+    }
     RF_CHECK(L);
     set_cm(L, n->outs[0], x);
     set_cm(L, n->outs[1], f.lu);
     rf_set_real(L, n->outs[2], f.pivots);
-    rf_set_real(L, n->outs[3], f.info);
+    rf_set_real(L, n->outs[3], info);
     return RF_OK;
 }
 
@@ -471,7 +485,7 @@ static rf_status linalg_solve_triangular(rf_lowering *L, const rf_node *n) {
     int64_t size;
     if (!is_square(L, n, a, &size)) return rf_status_of(L);
     a = triangle(L, a, size, size, rf_opt_bool(n, "upper", 0), 0, rf_opt_bool(n, "unitriangular", 0));
-    return set_cm(L, n->outs[0], solve_sided(L, a, b, size, rf_opt_bool(n, "left", 1)));
+    return set_cm(L, n->outs[0], solve_sided(L, a, b, size, rf_opt_bool(n, "left", 1), NULL));
 }
 
 static rf_status triangular_solve(rf_lowering *L, const rf_node *n) {
