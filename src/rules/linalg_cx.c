@@ -61,7 +61,7 @@ cm rf_lx_cm_matmul(rf_lowering *L, cm a, cm b) {
 int rf_lx_mat_size(rf_lowering *L, const rf_node *n, const rf_value *v, int64_t *rows, int64_t *cols) {
     if (rf_status_of(L) != RF_OK) return 0;
     if (!v || v->rank < 2 || v->dims[v->rank - 1].sym || v->dims[v->rank - 2].sym) {
-        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs a matrix operand with static trailing sizes", n->op);
+        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs a matrix operand (rank >= 2) with static trailing sizes", n->op);
         return 0;
     }
     *rows = v->dims[v->rank - 2].size;

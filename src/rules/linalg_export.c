@@ -3,6 +3,7 @@
  * linalg_solve_ex, linalg_cholesky, linalg_lu_factor, lu_solve, _lu_with_info, linalg_matrix_power, linalg_tensorinv and
  * linalg_tensorsolve. Each is the decomposed form's method; where torch raises on a singular or
  * non-definite input, an _linalg_check_errors node on the info raises the same error at run time. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "lower/realops.h"
@@ -206,6 +207,7 @@ static int64_t dims_prod(const rf_value *v, int from, int to) {
     int64_t p = 1;
     for (int i = from; i < to; i++) {
         if (v->dims[i].sym || v->dims[i].size < 0) return -1;
+        if (v->dims[i].size && p > INT64_MAX / v->dims[i].size) return -1;
         p *= v->dims[i].size;
     }
     return p;
