@@ -166,8 +166,23 @@ class _Translator:
             return out + list(node.kwargs.items())
         return [(f"arg{i}", a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
 
+    def with_effects(self, node: fx.Node) -> None:
+        """aot_autograd threads an effectful op (the _linalg_check_errors behind linalg.solve, inv, cholesky)
+        through with_effects(token, op, *args): the IR gets the op itself, and the token is passed on unchanged."""
+        token, op, *args = node.args
+        if not isinstance(op, torch._ops.OpOverload) or op._schema.returns or not isinstance(token, fx.Node):
+            raise GraphCaptureError(f"with_effects of {op} (an op with results) cannot be expressed in the IR")
+        self.multi.add(node)
+        self.names[node] = list(self.names[token])  # the token out is the token in (None at run time)
+        schema = op._schema.arguments
+        named = [(schema[i].name, a) for i, a in enumerate(args)] + list(node.kwargs.items())
+        self.lines.append(f"  () = {op_name(op)}({', '.join(f'{k}={self.attr(v)}' for k, v in named)})")
+        self.ir_nodes.append(node)
+
     def call(self, node: fx.Node) -> None:
         target = node.target
+        if target is torch.ops.higher_order.with_effects:
+            return self.with_effects(node)
         if target is operator.getitem and isinstance(node.args[0], fx.Node):
             src = node.args[0]
             if src in self.multi:

@@ -126,6 +126,9 @@ rf_attr rf_attr_of_rv(rf_rv x);
  * real-linear ops), patching complex dtype attributes to the component dtype. */
 rf_status rf_lower_componentwise(rf_lowering *L, const rf_node *n);
 
+/* linalg solve family: whether a value of the input graph is read by a node or is a graph output. */
+int rf_value_is_used(const rf_lowering *L, const rf_value *orig);
+
 /* Rule table. Each family file lists rows {op, rule, flags}; the table is one
  * index sorted by op, and two rows for one op are a registration error. */
 enum {

@@ -37,6 +37,7 @@
 
 static const rf_opset_entry opset[] = {
     {"aten._chunk_cat.default", TRT | ONNX | ET},
+    {"aten._linalg_check_errors.default", 0}, /* linalg solve family: raises on a nonzero info; copied from the input graph */
     {"aten._to_copy.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten._unsafe_index.Tensor", TRT | ONNX | ET | OV | CML},
     {"aten._unsafe_index_put.default", TRT | ONNX | ET},
@@ -63,6 +64,7 @@ static const rf_opset_entry opset[] = {
     {"aten.any.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dim", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dims", CORE | TRT | ONNX | ET | OV | CML},
+    {"aten.argmax.default", CORE | TRT | ONNX | ET | OV | CML}, /* linalg solve family */
     {"aten.argwhere.default", TRT | ONNX | ET | OV | CML},
     {"aten.as_strided.default", CORE | TRT | ONNX | ET | OV},
     {"aten.as_strided_copy.default", ET | OV},
@@ -144,7 +146,9 @@ static const rf_opset_entry opset[] = {
     {"aten.lerp.Tensor", TRT | ONNX | ET},
     {"aten.lift_fresh_copy.default", ONNX | OV | CML},
     {"aten.linalg_cross.default", TRT | ONNX | ET | OV},
+    {"aten.linalg_inv_ex.default", 0}, /* linalg solve family */
     {"aten.linalg_matrix_exp.default", 0},
+    {"aten.linalg_solve_ex.default", 0}, /* linalg solve family */
     {"aten.linalg_vector_norm.default", TRT | ONNX | OV | CML},
     {"aten.linspace.Scalar_Tensor", TRT | ONNX | ET | CML},
     {"aten.linspace.Tensor_Scalar", TRT | ONNX | ET | CML},

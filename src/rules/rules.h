@@ -21,6 +21,8 @@ extern const rf_rule_entry rf_rules_products[];
 extern const rf_rule_entry rf_rules_reduce[];
 extern const rf_rule_entry rf_rules_shape[];
 extern const rf_rule_entry rf_rules_unary[];
+extern const rf_rule_entry rf_rules_linalg_solve[]; /* linalg solve family */
+extern const rf_rule_entry rf_rules_linalg_export[]; /* linalg solve family, torch.export forms */
 
 /* as_strided over the storage of a complex graph input (its view_as_real view):
  * of the node's `self`, or of `base`, an input that `self` is a view of. */

@@ -63,7 +63,7 @@ class ComplexIO(torch.nn.Module):
 
 class Unsupported(torch.nn.Module):
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        return torch.linalg.inv(z) * 2  # UNSUPPORTED-LINE
+        return torch.linalg.eigvals(z) * 2  # UNSUPPORTED-LINE (non-Hermitian eig: no rule)
 
 
 def _args() -> dict[str, tuple[torch.Tensor, ...]]:
@@ -184,9 +184,9 @@ def test_inspect_lists_unsupported_op_with_source_line(work: dict[str, Any]) -> 
     assert code == 2
     line = next(i for i, s in enumerate(Path(__file__).read_text().splitlines(), 1) if "# UNSUPPORTED-LINE" in s)
     missing = out.split("ops without rules")[1].split("lowering:")[0]
-    assert "aten.linalg_inv.default (node " in missing and f"test_cli.py:{line} in forward" in missing, out
+    assert "aten.linalg_eigvals.default (node " in missing and f"test_cli.py:{line} in forward" in missing, out
     assert "complex inputs: 0:z complex64[3, 3]" in out
-    assert err.splitlines()[-1].startswith("realify: error: cannot lower aten.linalg_inv.default")
+    assert err.splitlines()[-1].startswith("realify: error: cannot lower aten.linalg_eigvals.default")
 
 
 def test_corrupt_file_gives_one_line_and_exit_2(work: dict[str, Any]) -> None:

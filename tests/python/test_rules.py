@@ -388,6 +388,25 @@ CASES = [
             ("norm_scalar", "aten.norm.Scalar", lambda x: A.norm.Scalar(x, 3), zz(3, 4), False),
         ]
     ],
+    # linalg solve family: the forms torch.export keeps whole (pre-dispatch tracing keeps them too)
+    *[
+        Case(name, op, fn, lambda dt: (z(dt, 3, 3) + 3 * torch.eye(3, dtype=dt), z(dt, 3, 2, seed=1)), True)
+        for name, op, fn in [
+            ("linalg_solve", "aten.linalg_solve.default", torch.linalg.solve),
+            ("linalg_solve_ex", "aten.linalg_solve_ex.default", lambda a, b: torch.linalg.solve_ex(a, b)[0]),
+            ("linalg_inv", "aten.linalg_inv.default", lambda a, b: torch.linalg.inv(a)),
+            ("linalg_det", "aten.linalg_det.default", lambda a, b: torch.linalg.det(a)),
+            ("linalg_slogdet", "aten.linalg_slogdet.default", lambda a, b: torch.linalg.slogdet(a)),
+            ("logdet", "aten.logdet.default", lambda a, b: torch.logdet(a @ a.mH)),
+            ("linalg_cholesky", "aten.linalg_cholesky.default", lambda a, b: torch.linalg.cholesky(a @ a.mH)),
+            ("linalg_lu_factor", "aten.linalg_lu_factor.default", lambda a, b: torch.linalg.lu_factor(a)),
+            ("lu_with_info", "aten._lu_with_info.default", lambda a, b: torch.lu(a, get_infos=True)),
+            ("lu_solve", "aten.lu_solve.default", lambda a, b: torch.lu_solve(b, *torch.linalg.lu_factor(a))),
+            ("matrix_power", "aten.linalg_matrix_power.default", lambda a, b: torch.linalg.matrix_power(a, -2)),
+            ("tensorinv", "aten.linalg_tensorinv.default", lambda a, b: torch.linalg.tensorinv(a, ind=1)),
+            ("tensorsolve", "aten.linalg_tensorsolve.default", lambda a, b: torch.linalg.tensorsolve(a, b[:, 0])),
+        ]
+    ],
 ]
 
 
