@@ -65,8 +65,8 @@ static const rf_opset_entry opset[] = {
     {"aten.any.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dim", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dims", CORE | TRT | ONNX | ET | OV | CML},
-    {"aten.argwhere.default", TRT | ONNX | ET | OV | CML},
     {"aten.argmax.default", CORE | TRT | ONNX | ET | OV | CML}, /* linalg spectral family */
+    {"aten.argwhere.default", TRT | ONNX | ET | OV | CML},
     {"aten.as_strided.default", CORE | TRT | ONNX | ET | OV},
     {"aten.as_strided_copy.default", ET | OV},
     {"aten.as_strided_scatter.default", 0},

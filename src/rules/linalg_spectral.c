@@ -67,8 +67,10 @@ static rf_value *col_norm2(rf_lowering *L, mat x) {
 /* Picks `count` complex orthonormal columns out of the candidates of each set
  * (all sets (..., n_s, C), the same C); the sets share their picks (svd: a
  * right and a left vector together). With `keys` (..., C), step k considers
- * only candidates whose key is within tol of keys[..., 2k] (its eigenvalue's
- * cluster); the score of a candidate is its smallest residual over the sets. */
+ * each candidate by its squared residual (the smallest over the sets) less its
+ * key's distance from keys[..., 2k] in units of the solver's rounding: the
+ * columns of eigenvalue k win unless a degenerate neighbour took them, and a
+ * repeated eigenvalue's 2m columns always hold one of residual^2 >= 1/m. */
 static void pick(rf_lowering *L, size_t nsets, mat *sets, int64_t ncand, rf_value *keys, int64_t count,
                  rf_dtype w) {
     if (count == 0) {
@@ -80,12 +82,12 @@ static void pick(rf_lowering *L, size_t nsets, mat *sets, int64_t ncand, rf_valu
     for (int64_t j = 0; j < ncand; j++) ar[j] = (double)j;
     rf_value *arange = rf_b_constant(L, "pick_index", RF_DT_I64, 1, &ncand, ar);
     rf_value *tol = NULL, *akeys = NULL;
-    if (keys) { /* clusters: keys within 32 * C * eps * max|key| of each other */
+    if (keys) { /* the rounding scale of the real solver's eigenvalues: 4 * C * eps * max|key| */
         int64_t last = -1;
         akeys = rf_b_abs(L, rf_val(keys)).v;
         double eps = w == RF_DT_F64 ? 2.220446049250313e-16 : w == RF_DT_F32 ? 1.1920929e-07 : 9.765625e-04;
         rf_value *mx = rf_b_reduce(L, "aten.amax.default", akeys, 1, &last, 1);
-        tol = rf_b_mul(L, rf_val(mx), rf_num(32.0 * (double)ncand * eps)).v;
+        tol = rf_b_add(L, rf_b_mul(L, rf_val(mx), rf_num(4.0 * (double)ncand * eps)), rf_num(1e-30)).v;
     }
     mat res[MAXSETS];
     rf_value **parts[MAXSETS][2];
@@ -100,11 +102,10 @@ static void pick(rf_lowering *L, size_t nsets, mat *sets, int64_t ncand, rf_valu
             norms[s] = col_norm2(L, res[s]);
             score = score ? rf_b_fn2(L, "aten.minimum.default", rf_val(score), rf_val(norms[s])).v : norms[s];
         }
-        if (keys) {
+        if (keys) { /* the residual, less the distance from eigenvalue k in units of tol */
             rf_value *ref = slice(L, keys, -1, 2 * k, 2 * k + 1);
             rf_value *dist = rf_b_abs(L, rf_b_sub(L, rf_val(keys), rf_val(ref))).v;
-            rf_value *in = rf_b_cmp(L, "le", rf_val(dist), rf_val(tol));
-            score = rf_b_where(L, in, rf_val(score), rf_num(-1.0)).v;
+            score = rf_b_sub(L, rf_val(score), rf_b_div(L, rf_val(dist), rf_val(tol))).v;
         }
         if (!score || score->rank < 1) {
             rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "eigenvector picking: candidates of known rank expected");
