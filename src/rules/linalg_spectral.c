@@ -351,11 +351,121 @@ static rf_status lstsq(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* ---- QR: complex Householder in real arithmetic, unrolled over min(m, n) ----
+ * The reflectors are LAPACK's (zlarfg, as torch's geqrf/ungqr use): for the
+ * column x = [alpha; t] at step k, beta = -sign(Re alpha) |x|, tau = (beta -
+ * alpha) / beta, v = [1; t / (alpha - beta)], and no reflection (tau = 0,
+ * beta = alpha) when t = 0 and alpha is real. So R has torch's real diagonal
+ * and Q, R match torch entry by entry, not only up to a phase. Cost: the
+ * complex op's own flops (no embedding), as O(min(m,n)) graph steps. */
+
+static mat cx_mul(rf_lowering *L, mat a, mat b) {
+    return (mat){vsub(L, vmul(L, a.re, b.re), vmul(L, a.im, b.im)), vadd(L, vmul(L, a.re, b.im), vmul(L, a.im, b.re))};
+}
+
+static mat cx_sub(rf_lowering *L, mat a, mat b) { return (mat){vsub(L, a.re, b.re), vsub(L, a.im, b.im)}; }
+
+static mat mat_slice(rf_lowering *L, mat x, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    return (mat){slice(L, slice(L, x.re, -2, r0, r1), -1, c0, c1), slice(L, slice(L, x.im, -2, r0, r1), -1, c0, c1)};
+}
+
+static rf_value *wherev(rf_lowering *L, rf_value *c, rf_rv x, rf_rv y) { return rf_b_where(L, c, x, y).v; }
+
+/* One reflector for the first column of t (..., r, c): applies H^H to t and
+ * returns it; *v (..., r, 1) and *tau (..., 1, 1) describe H = I - tau v v^H,
+ * *beta is the new diagonal entry. */
+static mat reflect(rf_lowering *L, mat t, int64_t r, mat *v, mat *tau, rf_value **beta) {
+    mat alpha = mat_slice(L, t, 0, 1, 0, 1), tail = mat_slice(L, t, 1, r, 0, 1);
+    rf_value *tn2 = rf_b_unsqueeze(L, col_norm2(L, tail), -1); /* |t|^2: (..., 1, 1) */
+    rf_value *norm = rf_b_unary(L, "aten.sqrt.default",
+                                vadd(L, vadd(L, vmul(L, alpha.re, alpha.re), vmul(L, alpha.im, alpha.im)), tn2));
+    rf_value *none = rf_b_and(L, rf_b_cmp(L, "eq", rf_val(tn2), rf_num(0.0)), rf_b_cmp(L, "eq", rf_val(alpha.im), rf_num(0.0)));
+    rf_value *signed_norm = wherev(L, rf_b_cmp(L, "ge", rf_val(alpha.re), rf_num(0.0)), rf_val(vneg(L, norm)), rf_val(norm));
+    *beta = wherev(L, none, rf_val(alpha.re), rf_val(signed_norm));
+    rf_value *bsafe = wherev(L, none, rf_num(1.0), rf_val(*beta));
+    tau->re = wherev(L, none, rf_num(0.0), rf_b_div(L, rf_val(vsub(L, *beta, alpha.re)), rf_val(bsafe)));
+    tau->im = wherev(L, none, rf_num(0.0), rf_b_div(L, rf_val(vneg(L, alpha.im)), rf_val(bsafe)));
+    /* t / (alpha - beta) = t conj(d) / |d|^2 */
+    rf_value *dre = wherev(L, none, rf_num(1.0), rf_val(vsub(L, alpha.re, *beta)));
+    rf_value *dim_ = wherev(L, none, rf_num(0.0), rf_val(alpha.im));
+    rf_value *d2 = vadd(L, vmul(L, dre, dre), vmul(L, dim_, dim_));
+    mat inv = {rf_b_div(L, rf_val(dre), rf_val(d2)).v, rf_b_div(L, rf_val(vneg(L, dim_)), rf_val(d2)).v};
+    mat vt = cx_mul(L, tail, inv);
+    rf_value *one_re[2] = {rf_b_full_like(L, alpha.re, 1.0), vt.re}, *one_im[2] = {rf_b_zeros_like(L, alpha.im), vt.im};
+    *v = (mat){rf_b_cat(L, 2, one_re, -2), rf_b_cat(L, 2, one_im, -2)};
+    mat ctau = {tau->re, vneg(L, tau->im)};
+    return cx_sub(L, t, cx_mul(L, ctau, cx_mm(L, *v, cx_hmm(L, *v, t))));
+}
+
+/* A batch-shaped block of zeros (..., rows, cols): x[..., :rows, :0] @ eye[:0, :] */
+static rf_value *zero_block(rf_lowering *L, rf_value *x, int64_t rows, rf_value *eye_cols) {
+    return mm(L, slice(L, slice(L, x, -2, 0, rows), -1, 0, 0), slice(L, eye_cols, 0, 0, 0));
+}
+
+static rf_value *eye(rf_lowering *L, int64_t n, rf_dtype w) {
+    int64_t dims[2] = {n, n};
+    double *e = rf_alloc(rf_out_graph(L), (size_t)(n > 0 ? n * n : 1) * sizeof(double));
+    for (int64_t i = 0; i < n * n; i++) e[i] = (i % (n + 1)) == 0 ? 1.0 : 0.0;
+    return rf_b_constant(L, "eye", w, 2, dims, e);
+}
+
+/* linalg_qr(A, mode) -> (Q, R) */
+static rf_status qr(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    mat a = in_mat(L, n, "A", w);
+    RF_CHECK(L);
+    int64_t m, k;
+    if (!static_matrix(L, n, a.re, &m, &k)) return rf_status_of(L);
+    const char *mode = str_arg(n, "mode", "reduced");
+    int complete = strcmp(mode, "complete") == 0, ronly = strcmp(mode, "r") == 0;
+    if (!complete && !ronly && strcmp(mode, "reduced") != 0)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: unknown mode \"%s\"", n->op, mode);
+    int64_t p = m < k ? m : k;
+    if (p > 256) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: more than 256 reflectors to unroll", n->op);
+    rf_value *em = eye(L, m, w), *ek = eye(L, k, w);
+    rf_value **rows_re = rf_alloc(rf_out_graph(L), (size_t)(p + 1) * sizeof(rf_value *));
+    rf_value **rows_im = rf_alloc(rf_out_graph(L), (size_t)(p + 1) * sizeof(rf_value *));
+    /* Q = H_0 H_1 ... H_{p-1}, built from a batch-shaped identity */
+    mat q = {vadd(L, zero_block(L, a.re, m, em), em), zero_block(L, a.re, m, em)};
+    mat t = a;
+    for (int64_t s = 0; s < p; s++) {
+        mat v, tau;
+        rf_value *beta;
+        mat t2 = reflect(L, t, m - s, &v, &tau, &beta);
+        rf_value *re[2] = {beta, slice(L, slice(L, t2.re, -2, 0, 1), -1, 1, k - s)};
+        rf_value *im[2] = {rf_b_zeros_like(L, beta), slice(L, slice(L, t2.im, -2, 0, 1), -1, 1, k - s)};
+        rows_re[s] = rf_b_pad_dim(L, rf_b_cat(L, 2, re, -1), -1, s, 0, 0.0);
+        rows_im[s] = rf_b_pad_dim(L, rf_b_cat(L, 2, im, -1), -1, s, 0, 0.0);
+        if (!ronly) { /* Q H = Q - tau (Q v) v^H */
+            mat vf = {rf_b_pad_dim(L, v.re, -2, s, 0, 0.0), rf_b_pad_dim(L, v.im, -2, s, 0, 0.0)};
+            mat vh = {tr(L, vf.re), vneg(L, tr(L, vf.im))};
+            q = cx_sub(L, q, cx_mul(L, tau, cx_mm(L, cx_mm(L, q, vf), vh)));
+        }
+        t = mat_slice(L, t2, 1, m - s, 1, k - s);
+        RF_CHECK(L);
+    }
+    int64_t rrows = complete ? m : p, nrows = p;
+    if (rrows > p || p == 0) { /* zero rows below (complete, m > k) or an empty R */
+        rows_re[nrows] = zero_block(L, a.re, rrows - p, ek);
+        rows_im[nrows++] = zero_block(L, a.re, rrows - p, ek);
+    }
+    rf_set_cx(L, n->outs[1], rf_cx_values(rf_b_cat(L, (size_t)nrows, rows_re, -2), rf_b_cat(L, (size_t)nrows, rows_im, -2)));
+    if (ronly) { /* torch gives an empty Q */
+        rf_set_cx(L, n->outs[0], rf_cx_values(slice(L, rf_b_flatten(L, em, 0, 1), 0, 0, 0), NULL));
+    } else {
+        int64_t qc = complete ? m : p;
+        rf_set_cx(L, n->outs[0], rf_cx_values(slice(L, q.re, -1, 0, qc), slice(L, q.im, -1, 0, qc)));
+    }
+    RF_CHECK(L);
+    return RF_OK;
+}
+
 /* linalg spectral family */
 const rf_rule_entry rf_rules_linalg_spectral[] = {
     {"aten._linalg_eigh.default", eigh, RF_RULE_FLOATS},
     {"aten._linalg_svd.default", svd, RF_RULE_FLOATS},
     {"aten.linalg_pinv.atol_rtol_tensor", pinv, RF_RULE_FLOATS},
+    {"aten.linalg_qr.default", qr, RF_RULE_FLOATS},
     {"aten.linalg_lstsq.default", lstsq, RF_RULE_FLOATS},
     {NULL, NULL, 0},
 };
