@@ -72,7 +72,6 @@ class _FakeProp(fx.Interpreter):
             n.meta["val"] = result
         return result
 
-
     def _declared(self, n: fx.Node) -> Any:
         """Fake outputs of the static shapes the C core declared, for an op whose output shapes depend on
         data (linalg_lstsq's residuals); None when it declared none."""

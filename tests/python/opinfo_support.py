@@ -331,6 +331,34 @@ def _gauge_svd(vh: bool) -> Callable[[Any, Any], tuple[tuple[Any, ...], ...]]:
     return views
 
 
+# linalg spectral family: how each op is lowered, its cost against the complex op and what is compared (the
+# coverage doc's notes). A complex flop is about 4 real ones, so a real problem of twice the size (8x the real
+# flops) costs about 2x the complex op.
+_EMB = "through the real 2m x 2n embedding [[X, -Y], [Y, X]], about 2x the complex op's flops"
+LINALG_NOTES: dict[str, str] = {
+    **dict.fromkeys(("linalg.eigvalsh", "linalg.matrix_rank.hermitian"), f"eigvalsh {_EMB}; every other value"),
+    "linalg.eigh": f"eigh {_EMB}, plus O(n^3) to pick orthonormal complex vectors; vectors compared up to a phase",
+    **dict.fromkeys(
+        ("linalg.svd", "svd"),
+        f"svd {_EMB}, plus O(mn min(m,n)) to pick the vectors; compared up to one phase per pair u_j, v_j",
+    ),
+    **dict.fromkeys(
+        ("linalg.svdvals", "linalg.matrix_rank", "linalg.cond", "linalg.matrix_norm", "linalg.norm", "norm.nuc"),
+        f"singular values (2-norm, nuclear norm, rank, cond) {_EMB}",
+    ),
+    "linalg.norm.subgradients_at_zero": f"singular values (2-norm, nuclear norm) {_EMB}",
+    **dict.fromkeys(
+        ("linalg.pinv", "linalg.pinv.hermitian", "linalg.pinv.singular", "pinverse"),
+        f"pinv {_EMB} (the embedding of the pinv; same cut-offs)",
+    ),
+    **dict.fromkeys(("linalg.lstsq", "linalg.lstsq.grad_oriented"), f"the same least-squares problem {_EMB}"),
+    **dict.fromkeys(
+        ("linalg.qr", "qr"),
+        "complex Householder in real arithmetic with LAPACK's reflectors, 1x the complex op's flops, unrolled over "
+        "min(m, n): Q and R equal torch's",
+    ),
+}
+
 GAUGE_VIEWS: dict[str, Callable[[Any, Any], tuple[tuple[Any, ...], ...]]] = {
     "linalg.eigh": _gauge_eigh,
     "linalg.svd": _gauge_svd(vh=True),

@@ -207,3 +207,21 @@ def test_deployment_targets_without_eigh_are_told() -> None:
     with pytest.raises(realify.RealifyError, match="_linalg_eigh"):
         realify.lower(gm, target="onnx")
     assert realify.lower(gm, target="inductor") is not None
+
+
+@pytest.mark.parametrize(("dtype", "trunc"), MODES, ids=MODE_IDS)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(3, 5, 3), (2, 3, 5), (4, 4), (0, 2, 2)])
+def test_qr_equals_torch(dtype: torch.dtype, trunc: bool, mode: str, shape: tuple[int, ...]) -> None:
+    """LAPACK's reflectors, so Q and R are torch's entry by entry (R's diagonal real, with its signs)."""
+    torch.manual_seed(7)
+    check(bind(torch.linalg.qr, mode=mode), (torch.randn(*shape, dtype=dtype),), truncate_double=trunc)
+
+
+@pytest.mark.parametrize(("dtype", "trunc"), MODES, ids=MODE_IDS)
+def test_qr_reflector_special_cases(dtype: torch.dtype, trunc: bool) -> None:
+    """Columns already reduced: a real diagonal entry with zeros below takes no reflection (R keeps its negative
+    sign), a complex one is still turned real (sign from its real part, zero here and negative below)."""
+    a = torch.tensor([[-2.0, 1.0 + 1j, 3.0], [0.0, 0.5j, 1.0], [0.0, 0.0, -4.0 + 2j]], dtype=dtype)
+    check(torch.linalg.qr, (a,), truncate_double=trunc)
+    check(torch.linalg.qr, (a.mT.contiguous(),), truncate_double=trunc)
