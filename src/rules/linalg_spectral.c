@@ -24,6 +24,7 @@
 #include "rules/rules.h"
 
 #define MAXSETS 2
+#define MAX_DIM 1024 /* matrix dims: the graph unrolls one step per vector or reflector */
 
 typedef struct mat {
     rf_value *re, *im; /* (..., rows, cols) */
@@ -150,22 +151,35 @@ static rf_value *every_other(rf_lowering *L, rf_value *x, int64_t p) {
     return rf_b_select(L, rf_b_unflatten(L, x, -1, 2, sizes), -1, 0);
 }
 
+/* A complex tensor operand as two parts (a real tensor gets zeros); a scalar fails. */
 static mat in_mat(rf_lowering *L, const rf_node *n, const char *name, rf_dtype w) {
     rf_cx a = rf_in_cx(L, n, name, w);
+    if (rf_status_of(L) == RF_OK && (!a.re.v || (!a.im_zero && !a.im.v))) {
+        rf_fail(L, n, RF_ERR_INVALID, "%s: `%s` must be a tensor", n->op, name);
+        return (mat){NULL, NULL};
+    }
     rf_value *im = a.im_zero ? rf_b_zeros_like(L, a.re.v) : a.im.v;
     return (mat){a.re.v, im};
+}
+
+/* The node has the results its op makes (a hand-written graph may not). */
+static int outs_ok(rf_lowering *L, const rf_node *n, size_t nouts) {
+    if (n->nouts == nouts) return 1;
+    rf_fail(L, n, RF_ERR_INVALID, "%s: %zu results expected, %zu given", n->op, nouts, n->nouts);
+    return 0;
 }
 
 /* The static matrix dims (rows, cols) of a complex operand, or a failure. */
 static int static_matrix(rf_lowering *L, const rf_node *n, const rf_value *v, int64_t *rows, int64_t *cols) {
     if (!v || v->rank < 2 || v->rank > RF_MAX_RANK - 2 || v->dims[v->rank - 1].sym || v->dims[v->rank - 2].sym) {
-        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: the matrix dims must be static for the real embedding", n->op);
+        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: expects a (batch of) matrices with static matrix dims", n->op);
         return 0;
     }
     *rows = v->dims[v->rank - 2].size;
     *cols = v->dims[v->rank - 1].size;
-    if (*rows > 32768 || *cols > 32768) {
-        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: matrix too large to embed", n->op);
+    if (*rows > MAX_DIM || *cols > MAX_DIM) {
+        rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: matrix dims above %d are not lowered (the vectors' picking and QR's"
+                " reflectors are unrolled)", n->op, MAX_DIM);
         return 0;
     }
     return 1;
@@ -202,7 +216,8 @@ static const char *str_arg(const rf_node *n, const char *name, const char *dflt)
 
 /* _linalg_eigh(A, UPLO, compute_v) -> (eigenvalues, eigenvectors) */
 static rf_status eigh(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_component_of(L, rf_node_arg(n, "A")->value->dtype);
+    if (!outs_ok(L, n, 2)) return rf_status_of(L);
+    rf_dtype w = rf_work_dtype(L, n);
     mat a = in_mat(L, n, "A", w);
     RF_CHECK(L);
     int64_t rows, cols;
@@ -243,7 +258,8 @@ static mat cat_cols(rf_lowering *L, mat a, mat b) {
 
 /* _linalg_svd(A, full_matrices, compute_uv, driver) -> (U, S, Vh) */
 static rf_status svd(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_component_of(L, rf_node_arg(n, "A")->value->dtype);
+    if (!outs_ok(L, n, 3)) return rf_status_of(L);
+    rf_dtype w = rf_work_dtype(L, n);
     mat a = in_mat(L, n, "A", w);
     RF_CHECK(L);
     int64_t m, k;
@@ -291,6 +307,7 @@ static rf_attr real_opt(rf_lowering *L, const rf_node *n, const char *name, rf_d
 /* linalg_pinv.atol_rtol_tensor: pinv(phi(A)) = phi(pinv(A)); the singular
  * values are the same (doubled), so are the atol/rtol cut-offs. */
 static rf_status pinv(rf_lowering *L, const rf_node *n) {
+    if (!outs_ok(L, n, 1)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     mat a = in_mat(L, n, "self", w);
     RF_CHECK(L);
@@ -314,6 +331,7 @@ static rf_status pinv(rf_lowering *L, const rf_node *n) {
  * phi(A) [Xr; Xi] = [Br; Bi] is the same least-squares problem; the residual
  * sums |r|^2 over both halves, the rank and the singular values are doubled. */
 static rf_status lstsq(rf_lowering *L, const rf_node *n) {
+    if (!outs_ok(L, n, 4)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     mat a = in_mat(L, n, "self", w), bm = in_mat(L, n, "b", w);
     RF_CHECK(L);
@@ -323,7 +341,8 @@ static rf_status lstsq(rf_lowering *L, const rf_node *n) {
     rf_value *bparts[2] = {bm.re, bm.im};
     rf_value *be = rf_b_cat(L, 2, bparts, vec ? -1 : -2);
     const rf_value *o0 = n->outs[0], *o1 = n->outs[1], *o2 = n->outs[2], *o3 = n->outs[3];
-    if (o0->rank < 1 || o3->rank < 1) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: unknown output shape", n->op);
+    if (o0->rank < (vec ? 1 : 2) || o3->rank < 1)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: unknown output shape", n->op);
     int64_t sol = 2 * k, nsv = o3->dims[o3->rank - 1].sym ? -1 : 2 * o3->dims[o3->rank - 1].size;
     int64_t cols = vec ? 0 : o0->dims[o0->rank - 1].size;
     if (nsv < 0 || (!vec && o0->dims[o0->rank - 1].sym))
@@ -411,6 +430,7 @@ static rf_value *eye(rf_lowering *L, int64_t n, rf_dtype w) {
 
 /* linalg_qr(A, mode) -> (Q, R) */
 static rf_status qr(rf_lowering *L, const rf_node *n) {
+    if (!outs_ok(L, n, 2)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     mat a = in_mat(L, n, "A", w);
     RF_CHECK(L);
@@ -421,7 +441,6 @@ static rf_status qr(rf_lowering *L, const rf_node *n) {
     if (!complete && !ronly && strcmp(mode, "reduced") != 0)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: unknown mode \"%s\"", n->op, mode);
     int64_t p = m < k ? m : k;
-    if (p > 256) return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: more than 256 reflectors to unroll", n->op);
     rf_value *em = eye(L, m, w), *ek = eye(L, k, w);
     rf_value **rows_re = rf_alloc(rf_out_graph(L), (size_t)(p + 1) * sizeof(rf_value *));
     rf_value **rows_im = rf_alloc(rf_out_graph(L), (size_t)(p + 1) * sizeof(rf_value *));
