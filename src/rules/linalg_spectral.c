@@ -8,15 +8,18 @@
  *
  * Vectors: an embedding eigenvector [u; v] is the complex eigenvector u + iv,
  * but a doubled eigenspace comes back as any real rotation of {w, Jw}, and a
- * repeated complex eigenvalue as any real basis of a 2m-dim space. So the
- * complex vectors are picked greedily: step k takes, among the candidate
- * columns of eigenvalue k's cluster, the one with the largest residual after
- * projecting out the vectors already picked (complex modified Gram-Schmidt,
- * unrolled over the static n). The result is complex orthonormal whatever
- * basis the real solver chose; the phase of each vector is arbitrary, as
- * torch documents for eigh and svd. Cost: the real problem of size 2n costs
- * 8x the real flops of size n, about 2x the complex op, plus O(n^3) for the
- * picking. */
+ * repeated complex eigenvalue as any real basis of a 2m-dim space (taking
+ * every other column can then give dependent vectors). So the complex vectors
+ * are picked greedily (see pick): step k takes a column of eigenvalue k, or of
+ * one equal to it up to rounding, with the largest residual after projecting
+ * out the vectors already picked (complex modified Gram-Schmidt, unrolled over
+ * the static n). The result is complex orthonormal whatever basis the real
+ * solver chose; the phase of each vector is arbitrary, as torch documents for
+ * eigh and svd. svd picks u_j and v_j by one column index, so A v_j = s_j u_j
+ * holds; for a repeated zero singular value the pick maximises the smaller of
+ * the two residuals. Cost: the real problem of size 2n takes 8x the real flops
+ * of size n, about 2x the complex op (a complex flop is ~4 real), plus O(n^3)
+ * for the picking. QR (below) needs no embedding. */
 #include <math.h>
 #include <string.h>
 
@@ -398,8 +401,10 @@ static mat reflect(rf_lowering *L, mat t, int64_t r, mat *v, mat *tau, rf_value 
     rf_value *tn2 = rf_b_unsqueeze(L, col_norm2(L, tail), -1); /* |t|^2: (..., 1, 1) */
     rf_value *norm = rf_b_unary(L, "aten.sqrt.default",
                                 vadd(L, vadd(L, vmul(L, alpha.re, alpha.re), vmul(L, alpha.im, alpha.im)), tn2));
-    rf_value *none = rf_b_and(L, rf_b_cmp(L, "eq", rf_val(tn2), rf_num(0.0)), rf_b_cmp(L, "eq", rf_val(alpha.im), rf_num(0.0)));
-    rf_value *signed_norm = wherev(L, rf_b_cmp(L, "ge", rf_val(alpha.re), rf_num(0.0)), rf_val(vneg(L, norm)), rf_val(norm));
+    rf_value *none = rf_b_and(L, rf_b_cmp(L, "eq", rf_val(tn2), rf_num(0.0)),
+                              rf_b_cmp(L, "eq", rf_val(alpha.im), rf_num(0.0))); /* no reflection */
+    rf_value *nonneg = rf_b_cmp(L, "ge", rf_val(alpha.re), rf_num(0.0));
+    rf_value *signed_norm = wherev(L, nonneg, rf_val(vneg(L, norm)), rf_val(norm));
     *beta = wherev(L, none, rf_val(alpha.re), rf_val(signed_norm));
     rf_value *bsafe = wherev(L, none, rf_num(1.0), rf_val(*beta));
     tau->re = wherev(L, none, rf_num(0.0), rf_b_div(L, rf_val(vsub(L, *beta, alpha.re)), rf_val(bsafe)));
@@ -468,7 +473,8 @@ static rf_status qr(rf_lowering *L, const rf_node *n) {
         rows_re[nrows] = zero_block(L, a.re, rrows - p, ek);
         rows_im[nrows++] = zero_block(L, a.re, rrows - p, ek);
     }
-    rf_set_cx(L, n->outs[1], rf_cx_values(rf_b_cat(L, (size_t)nrows, rows_re, -2), rf_b_cat(L, (size_t)nrows, rows_im, -2)));
+    rf_value *r_re = rf_b_cat(L, (size_t)nrows, rows_re, -2), *r_im = rf_b_cat(L, (size_t)nrows, rows_im, -2);
+    rf_set_cx(L, n->outs[1], rf_cx_values(r_re, r_im));
     if (ronly) { /* torch gives an empty Q */
         rf_set_cx(L, n->outs[0], rf_cx_values(slice(L, rf_b_flatten(L, em, 0, 1), 0, 0, 0), NULL));
     } else {
