@@ -211,7 +211,7 @@ def test_deployment_targets_without_eigh_are_told() -> None:
 
 @pytest.mark.parametrize(("dtype", "trunc"), MODES, ids=MODE_IDS)
 @pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
-@pytest.mark.parametrize("shape", [(3, 5, 3), (2, 3, 5), (4, 4), (0, 2, 2)])
+@pytest.mark.parametrize("shape", [(3, 5, 3), (2, 3, 5)])  # square and empty: OpInfo samples
 def test_qr_equals_torch(dtype: torch.dtype, trunc: bool, mode: str, shape: tuple[int, ...]) -> None:
     """LAPACK's reflectors, so Q and R are torch's entry by entry (R's diagonal real, with its signs)."""
     torch.manual_seed(7)
