@@ -173,6 +173,9 @@ class Rebuilder:
                     kwargs[name] = self.arg(a)
         name = _fx_name(n.outs[0].name) if len(n.outs) == 1 else None
         node = self.graph.create_node("call_function", target, tuple(args), kwargs, name=name)
+        if isinstance(target, torch._ops.OpOverload) and torch.Tag.dynamic_output_shape in target.tags:
+            # fake tensors cannot run it (linalg_lstsq); the C core knows its output shapes
+            node.meta["realify_out_decls"] = [(DTYPES_BY_NAME[d.dtype], d.shape) for d in n.outs]
         if len(n.outs) == 1 and not _returns_sequence(target):
             self.env[n.outs[0].name] = node
             return [node]

@@ -9,7 +9,7 @@ import torch
 import torch.fx as fx
 from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import detect_fake_mode
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils import _pytree as pytree
 
@@ -62,10 +62,26 @@ class _FakeProp(fx.Interpreter):
             result = self.mode.from_tensor(value, static_shapes=True) if isinstance(value, torch.Tensor) else value
         else:
             with self.mode:
-                result = super().run_node(n)
+                try:
+                    result = super().run_node(n)
+                except DynamicOutputShapeException:
+                    result = self._declared(n)
+                    if result is None:
+                        raise
         if n.op != "output":
             n.meta["val"] = result
         return result
+
+    def _declared(self, n: fx.Node) -> Any:
+        """Fake outputs of the static shapes the C core declared, for an op whose output shapes depend on
+        data (linalg_lstsq's residuals); None when it declared none."""
+        decls = n.meta.get("realify_out_decls")
+        if not decls or any(shape is None or not all(isinstance(d, int) for d in shape) for _, shape in decls):
+            return None
+        first = next(a for a in pytree.tree_leaves((n.args, n.kwargs)) if isinstance(a, fx.Node))
+        device = self.env[first].device
+        outs = tuple(torch.empty(shape, dtype=dt, device=device) for dt, shape in decls)
+        return outs if len(outs) > 1 else outs[0]
 
 
 def _signature(v: Any) -> Any:

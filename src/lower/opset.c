@@ -38,6 +38,8 @@
 static const rf_opset_entry opset[] = {
     {"aten._chunk_cat.default", TRT | ONNX | ET},
     {"aten._linalg_check_errors.default", 0}, /* linalg solve family: raises on a nonzero info; copied from the input graph */
+    {"aten._linalg_eigh.default", 0}, /* linalg spectral family: no target has eigh */
+    {"aten._linalg_svd.default", 0}, /* linalg spectral family: no target has svd */
     {"aten._to_copy.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten._unsafe_index.Tensor", TRT | ONNX | ET | OV | CML},
     {"aten._unsafe_index_put.default", TRT | ONNX | ET},
@@ -64,7 +66,7 @@ static const rf_opset_entry opset[] = {
     {"aten.any.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dim", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.any.dims", CORE | TRT | ONNX | ET | OV | CML},
-    {"aten.argmax.default", CORE | TRT | ONNX | ET | OV | CML}, /* linalg solve family */
+    {"aten.argmax.default", CORE | TRT | ONNX | ET | OV | CML}, /* linalg solve and spectral families */
     {"aten.argwhere.default", TRT | ONNX | ET | OV | CML},
     {"aten.as_strided.default", CORE | TRT | ONNX | ET | OV},
     {"aten.as_strided_copy.default", ET | OV},
@@ -147,7 +149,9 @@ static const rf_opset_entry opset[] = {
     {"aten.lift_fresh_copy.default", ONNX | OV | CML},
     {"aten.linalg_cross.default", TRT | ONNX | ET | OV},
     {"aten.linalg_inv_ex.default", 0}, /* linalg solve family */
+    {"aten.linalg_lstsq.default", 0}, /* linalg spectral family */
     {"aten.linalg_matrix_exp.default", 0},
+    {"aten.linalg_pinv.atol_rtol_tensor", 0}, /* linalg spectral family */
     {"aten.linalg_solve_ex.default", 0}, /* linalg solve family */
     {"aten.linalg_vector_norm.default", TRT | ONNX | OV | CML},
     {"aten.linspace.Scalar_Tensor", TRT | ONNX | ET | CML},

@@ -10,6 +10,7 @@ import torch
 from opinfo_support import (
     ERROR_BY_DESIGN,
     KNOWN_GAP,
+    LINALG_NOTES,
     MAX_SAMPLES,
     MODES,
     NOT_APPLICABLE,
@@ -49,6 +50,8 @@ def note(name: str, res: OpResult | None) -> str:
         parts.append(f"{skip.kind}: {skip.reason}")
     if name in UNDEFINED_VALUES:
         parts.append("uninitialised values: shapes and dtypes compared")
+    if name in LINALG_NOTES:  # linalg spectral family
+        parts.append(LINALG_NOTES[name])
     if res is not None:
         if res.untraceable():
             parts.append(f"{res.untraceable()} sample runs skipped: {UNTRACEABLE_SAMPLES[name][0]}")
