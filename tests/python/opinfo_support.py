@@ -133,11 +133,6 @@ SKIPS: dict[str, Skip] = {
         "linalg.norm.subgradients_at_zero",
         "linalg.matrix_norm",
     ),
-    "resize_": Skip(
-        KNOWN_GAP,
-        "functionalized, resize_ becomes as_strided of a clone of the input; the IR records no strides, so the "
-        "clone's memory layout (the input's) is unknown and as_strided raises UnsupportedOpError instead of guessing",
-    ),
     "linalg.matrix_power": Skip(
         KNOWN_GAP,
         "negative powers invert the matrix (linalg.inv, out of scope): those samples raise UnsupportedOpError",

@@ -258,9 +258,7 @@ def test_checker_catches_a_worse_result() -> None:
 
 
 def report(dtype: torch.dtype) -> None:
-    cases: list[tuple[str, Callable[[], tuple[float, str]]]] = [
-        (n, lambda n=n: unary_case(n, dtype)) for n in UNARY_FN
-    ]
+    cases: list[tuple[str, Callable[[], tuple[float, str]]]] = [(n, lambda n=n: unary_case(n, dtype)) for n in UNARY_FN]
     cases += [("div", lambda: div_case(dtype)), ("pow", lambda: pow_tensor_case(dtype))]
     for n, run in cases:
         worst, msg = run()
