@@ -162,8 +162,8 @@ class _Translator:
             schema = target._schema.arguments
             if len(node.args) > len(schema):
                 raise GraphCaptureError(f"{target} got more arguments than its schema has")
-            out = [(schema[i].name, a) for i, a in enumerate(node.args)]
-            return out + list(node.kwargs.items())
+            out = [(schema[i].name, a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
+            return out + _layout_fact(node, out)
         return [(f"arg{i}", a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
 
     def with_effects(self, node: fx.Node) -> None:
@@ -211,6 +211,20 @@ class _Translator:
         lhs = ", ".join(outs) if outs else "()"
         self.lines.append(f"  {lhs} = {name}({args})")
         self.ir_nodes.append(node)
+
+
+def _layout_fact(node: fx.Node, args: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The IR records no strides. A complex clone that preserves its input's layout (the default) and that the trace
+    shows contiguous is the same tensor as a clone to contiguous_format: saying so lets the C core rely on that
+    layout (as_strided on it, which functionalized resize_ leaves behind, is then exact)."""
+    if node.target is not torch.ops.aten.clone.default or any(k == "memory_format" for k, _ in args):
+        return []
+    val = node.meta.get("val")
+    if not isinstance(val, torch.Tensor) or not val.is_complex():
+        return []
+    if not all(isinstance(d, int) for d in (*val.shape, *val.stride())):
+        return []  # symbolic: contiguity would need a guard
+    return [("memory_format", torch.contiguous_format)] if val.is_contiguous() else []
 
 
 def _written_value(node: fx.Node) -> Any:

@@ -13,6 +13,7 @@ from torch.utils import _pytree as pytree
 
 from . import _core, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
+from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
@@ -73,6 +74,13 @@ def _real_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     return data
 
 
+def _own_copy(value: torch.Tensor) -> torch.Tensor:
+    data = value.detach().clone()
+    if isinstance(value, torch.nn.Parameter):
+        return torch.nn.Parameter(data, requires_grad=value.requires_grad)
+    return data
+
+
 def _planar_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     """A complex constant as planar [2, ...] real (a contiguous copy made once, at lowering time)."""
     with torch.no_grad():
@@ -105,6 +113,11 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
         rb.env[decl.name] = p
     root = torch.nn.Module()
     device = _graph_device(gm, t)
+    written = {
+        n.args[0].target
+        for n in gm.graph.nodes
+        if n.target is torch.ops.aten.copy_.default and isinstance(n.args[0], fx.Node) and n.args[0].op == "get_attr"
+    }
     for c in ir.consts:
         if c.data is not None:  # a constant the C core made (DFT matrices, twiddles): a buffer
             _install(root, c.target, const_tensor(c, device), "buffer")
@@ -115,6 +128,8 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
             value = _planar_const(value, DTYPES_BY_NAME[c.decl.dtype])
         elif c.decl.packed_from is not None:
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])
+            if c.target in written:  # its real view would write into the input module's complex buffer
+                value = _own_copy(value)
         _install(root, c.target, value, c.kind)
         rb.env[c.decl.name] = graph.get_attr(c.target)
     origins: dict[fx.Node, fx.Node] = {}
@@ -200,6 +215,7 @@ def lower_graph_module(
     out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
     checked against (realify.targets)."""
     validate_target(target)
+    gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:

@@ -105,7 +105,7 @@ rf_cx rf_cx_asinh(rf_lowering *L, rf_cx z) {
     rf_cx za = rf_cx_scale(L, z, s);
     rf_cx sq = rf_cx_mul(L, za, za);
     sq.re = add(L, sq.re, rf_num(1.0));
-    rf_cx r = rf_cx_log(L, rf_cx_add(L, za, rf_cx_sqrt(L, sq)));
+    rf_cx r = rf_cx_log_hypot(L, rf_cx_add(L, za, rf_cx_sqrt(L, sq)));
     return rf_cx_scale(L, r, s);
 }
 
@@ -117,7 +117,7 @@ rf_cx rf_cx_acosh(rf_lowering *L, rf_cx z) {
     zm.re = sub(L, z.re, rf_num(1.0));
     rf_cx sp = rf_cx_sqrt(L, zp);
     rf_cx prod = rf_cx_mul(L, sp, rf_cx_sqrt(L, zm));
-    return rf_cx_log(L, rf_cx_add(L, z, prod));
+    return rf_cx_log_hypot(L, rf_cx_add(L, z, prod));
 }
 
 /* atanh z = (log1p(z) - log1p(-z)) / 2 */

@@ -317,14 +317,84 @@ rf_cx rf_cx_exp(rf_lowering *L, rf_cx z) {
     return rf_cx_make(re, im);
 }
 
-rf_cx rf_cx_log(rf_lowering *L, rf_cx z) {
+/* sqrt's rescaling for |z| near the ends of the range, by powers of two (exact): where m = max(|x|, |y|) is below
+ * `small`, a subnormal part or |z| itself would lose bits, so the parts are multiplied by `up`; above `big`,
+ * |z| (or |x| + |z|) could overflow, so they are multiplied by `down`. Even exponents keep sqrt exact. */
+typedef struct range_scale {
+    double small, up, big, down;
+} range_scale;
+
+static range_scale scale_for(rf_dtype dt) {
+    range_scale r;
+    switch (dt) {
+    case RF_DT_F16: r.small = 0x1p-8, r.up = 0x1p12, r.big = 0x1p13, r.down = 0x1p-4; break;
+    case RF_DT_F64: r.small = 0x1p-500, r.up = 0x1p600, r.big = 0x1p1020, r.down = 0x1p-4; break;
+    default: r.small = 0x1p-60, r.up = 0x1p80, r.big = 0x1p125, r.down = 0x1p-4; break; /* f32, bf16 */
+    }
+    return r;
+}
+
+/* z's parts rescaled where |z| is extreme; `lo`/`hi` say where, for undoing it on the result. */
+typedef struct scaled_cx {
+    rf_rv x, y;
+    rf_value *lo, *hi;
+    range_scale k;
+} scaled_cx;
+
+/* x * k where `c`, else `other` (one op per statement: the emitted order must not depend on the compiler) */
+static rf_rv scaled_where(rf_lowering *L, rf_value *c, rf_rv x, double k, rf_rv other) {
+    rf_rv xk = mul(L, x, rf_num(k));
+    return where(L, c, xk, other);
+}
+
+static scaled_cx rescale(rf_lowering *L, rf_rv x, rf_rv y, rf_dtype dt) {
+    scaled_cx s;
+    s.k = scale_for(dt);
+    rf_rv ax = rf_b_abs(L, x);
+    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, rf_b_abs(L, y));
+    s.lo = cmp(L, "lt", m, rf_num(s.k.small));
+    s.hi = cmp(L, "gt", m, rf_num(s.k.big));
+    s.x = scaled_where(L, s.lo, x, s.k.up, scaled_where(L, s.hi, x, s.k.down, x));
+    s.y = scaled_where(L, s.lo, y, s.k.up, scaled_where(L, s.hi, y, s.k.down, y));
+    return s;
+}
+
+/* log z = log|z| + i atan2(y, x). With `accurate`, log|z| = log m + log1p((n/m)^2) / 2 (m = max(|x|, |y|),
+ * n = min), which neither overflows nor loses a subnormal part's bits, and near |z| = 1, where log|z| is tiny,
+ * log1p((m - 1)(m + 1) + n^2) / 2 with m - 1 exact (glibc's clog takes the same two turns). Else log(hypot). */
+static rf_cx log_impl(rf_lowering *L, rf_cx z, int accurate) {
     rf_dtype dt = cx_dtype(z);
     rf_rv x = z.re, y = rf_cx_im(z);
-    rf_rv mag = z.im_zero ? rf_b_abs(L, x) : rf_b_fn2(L, "aten.hypot.default", x, y);
-    rf_rv re = fn(L, "aten.log.default", mag);
     rf_rv im = rf_b_fn2(L, "aten.atan2.default", rf_val(tensor(L, y, dt)), x);
-    return rf_cx_make(re, im);
+    if (z.im_zero || (!x.v && !y.v) || !accurate) { /* log|x| of a subnormal or huge x is exact enough already */
+        rf_rv mag = z.im_zero ? rf_b_abs(L, x) : rf_b_fn2(L, "aten.hypot.default", x, y);
+        return rf_cx_make(fn(L, "aten.log.default", mag), im);
+    }
+    /* one statement per op, so the emitted order does not depend on the compiler's argument order */
+    rf_rv ax = rf_b_abs(L, rf_val(tensor(L, x, dt)));
+    rf_rv ay = rf_b_abs(L, rf_val(tensor(L, y, dt)));
+    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
+    rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
+    rf_rv q = dvd(L, n, m);
+    rf_rv half = mul(L, fn(L, "aten.log1p.default", mul(L, q, q)), rf_num(0.5));
+    rf_rv far = add(L, fn(L, "aten.log.default", m), half);
+    rf_rv m1 = sub(L, m, rf_num(1.0));
+    rf_rv p1 = add(L, m, rf_num(1.0));
+    rf_rv nn = mul(L, n, n);
+    rf_rv t = add(L, mul(L, m1, p1), nn);
+    rf_rv near = mul(L, fn(L, "aten.log1p.default", t), rf_num(0.5));
+    rf_value *gt = cmp(L, "gt", m, rf_num(0.5));
+    rf_value *band = rf_b_and(L, gt, cmp(L, "lt", m, rf_num(2.0)));
+    rf_rv re = where(L, band, near, far);
+    /* hypot's special values: log 0 = -inf (n/m is NaN there); +inf when a part is infinite, even beside NaN */
+    re = where(L, cmp(L, "eq", m, rf_num(0.0)), rf_num(-INFINITY), re);
+    rf_value *xinf = cmp(L, "eq", ax, rf_num(INFINITY));
+    rf_value *inf = rf_b_or(L, xinf, cmp(L, "eq", ay, rf_num(INFINITY)));
+    return rf_cx_make(where(L, inf, rf_num(INFINITY), re), im);
 }
+
+rf_cx rf_cx_log(rf_lowering *L, rf_cx z) { return log_impl(L, z, 1); }
+rf_cx rf_cx_log_hypot(rf_lowering *L, rf_cx z) { return log_impl(L, z, 0); }
 
 rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z) {
     rf_rv x = z.re;
@@ -334,7 +404,11 @@ rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z) {
         rf_rv im = where(L, cmp(L, "ge", x, rf_num(0.0)), rf_num(0.0), s);
         return rf_cx_make(re, im);
     }
-    rf_rv y = z.im;
+    rf_rv y0 = z.im;
+    /* on rescaled parts: (|x| + |z|) / 2 neither loses a subnormal's bits nor overflows */
+    scaled_cx sc = rescale(L, rf_val(tensor(L, x, cx_dtype(z))), rf_val(tensor(L, y0, cx_dtype(z))), cx_dtype(z));
+    x = sc.x;
+    rf_rv y = sc.y;
     rf_rv h = rf_b_fn2(L, "aten.hypot.default", x, y);
     rf_rv hx = mul(L, rf_b_abs(L, x), rf_num(0.5));
     rf_rv t = fn(L, "aten.sqrt.default", add(L, hx, mul(L, h, rf_num(0.5))));
@@ -342,14 +416,18 @@ rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z) {
     rf_value *pos = cmp(L, "ge", x, rf_num(0.0));
     rf_rv re = where(L, pos, t, dvd(L, rf_b_abs(L, y), t2));
     rf_rv im = where(L, pos, dvd(L, y, t2), rf_b_fn2(L, "aten.copysign.Tensor", t, y));
+    /* undo the scaling: sqrt(z) = sqrt(z s) / sqrt(s) */
+    double ru = 1.0 / sqrt(sc.k.up), rd = 1.0 / sqrt(sc.k.down);
+    re = scaled_where(L, sc.lo, re, ru, scaled_where(L, sc.hi, re, rd, re));
+    im = scaled_where(L, sc.lo, im, ru, scaled_where(L, sc.hi, im, rd, im));
     /* csqrt(±0 + iy) for y = ±0 */
     rf_value *zero = cmp(L, "eq", t, rf_num(0.0));
     re = where(L, zero, rf_num(0.0), re);
-    im = where(L, zero, y, im);
+    im = where(L, zero, y0, im);
     /* csqrt(x ± i inf) = +inf ± i inf, for every x */
-    rf_value *iy = rf_b_isinf(L, y);
+    rf_value *iy = rf_b_isinf(L, y0);
     re = where(L, iy, rf_num(INFINITY), re);
-    im = where(L, iy, y, im);
+    im = where(L, iy, y0, im);
     return rf_cx_make(re, im);
 }
 

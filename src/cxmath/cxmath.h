@@ -38,7 +38,11 @@ rf_cx rf_cx_mul_c99(rf_lowering *L, rf_cx a, rf_cx b);
 
 /* Elementary functions (C99 Annex G semantics). `dt` is the component dtype. */
 rf_cx rf_cx_exp(rf_lowering *L, rf_cx z);
+/* log z, accurate for |z| near 1 and for subnormal or huge parts. */
 rf_cx rf_cx_log(rf_lowering *L, rf_cx z);
+/* log z with log|z| from the rounded |z|: exactly 0 where |z| rounds to 1, which the inverse functions need
+ * for a zero imaginary part of asin/acos on [-1, 1]; their argument is rounded already. */
+rf_cx rf_cx_log_hypot(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_sqrt(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_tanh(rf_lowering *L, rf_cx z, rf_dtype dt);
 /* cpow(x, y) = cexp(y * clog(x)), with Annex G multiplication. */

@@ -427,7 +427,7 @@ static rf_status pad(rf_lowering *L, const rf_node *n) {
 
 /* Whether eager PyTorch holds v contiguously: the IR records no strides, so this
  * accepts only values made by ops that return a fresh contiguous tensor (the
- * pads stft uses, cat, stack, resize), seen through ops that keep a contiguous
+ * pads stft uses, cat, stack, resize, a clone to contiguous_format), seen through ops that keep a contiguous
  * layout contiguous (views that only reshape, clone). */
 static int known_contiguous(const rf_value *v) {
     static const char *const fresh[] = {
@@ -440,6 +440,10 @@ static int known_contiguous(const rf_value *v) {
     for (const rf_node *p = v->producer; p; p = v->producer) {
         for (const char *const *f = fresh; *f; f++)
             if (strcmp(p->op, *f) == 0) return 1;
+        const rf_attr *mf = rf_node_arg(p, "memory_format");
+        if (strcmp(p->op, "aten.clone.default") == 0 && mf && mf->kind == RF_A_STR &&
+            strcmp(mf->s, "@memory_format:contiguous_format") == 0)
+            return 1; /* a clone to contiguous_format (the front end says so where the trace shows it) */
         const char *const *k = keep;
         while (*k && strcmp(p->op, *k) != 0) k++;
         const rf_attr *self = rf_node_arg(p, "self");

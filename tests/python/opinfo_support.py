@@ -85,11 +85,6 @@ SKIPS: dict[str, Skip] = {
         "linalg.ldl_factor_ex",
         "linalg.ldl_solve",
     ),
-    "resize_": Skip(
-        KNOWN_GAP,
-        "functionalized, resize_ becomes as_strided of a clone of the input; the IR records no strides, so the "
-        "clone's memory layout (the input's) is unknown and as_strided raises UnsupportedOpError instead of guessing",
-    ),
     **_same(
         KNOWN_GAP,
         "reads the storage of a complex graph input; with truncate_double the input arrives as a converted copy "
