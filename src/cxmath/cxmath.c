@@ -230,8 +230,11 @@ static rf_cx div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
     rf_rv scl = dvd(L, rf_num(1.0), add(L, p, mul(L, q, rat)));
     rf_rv x = where(L, ge, ar, ai), y = where(L, ge, ai, ar);
     rf_rv re = mul(L, add(L, x, mul(L, y, rat)), scl);
-    rf_rv t = mul(L, sub(L, y, mul(L, x, rat)), scl);
-    rf_rv im = where(L, ge, t, rf_b_neg(L, t));
+    /* c10's imaginary numerators, b - a rat and b rat - a: negating one for the other flips the sign of a zero. */
+    rf_rv u = mul(L, x, rat);
+    rf_rv t_ge = sub(L, y, u);
+    rf_rv t_lt = sub(L, u, y);
+    rf_rv im = mul(L, where(L, ge, t_ge, t_lt), scl);
     rf_value *c0 = cmp(L, "eq", c, rf_num(0.0));
     rf_value *d0 = cmp(L, "eq", d, rf_num(0.0));
     rf_value *zero = rf_b_and(L, c0, d0);
