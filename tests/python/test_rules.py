@@ -113,6 +113,7 @@ CASES = [
     Case("div_mode", "aten.div.Tensor_mode", lambda a, b: A.div.Tensor_mode(a, b, rounding_mode=None), z2(4)),
     Case("neg", "aten.neg.default", torch.neg, zz(4)),
     Case("reciprocal", "aten.reciprocal.default", torch.reciprocal, zz(4)),
+    Case("square", "aten.square.default", torch.square, zz(5), pre_dispatch=True),
     Case("abs", "aten.abs.default", torch.abs, zz(7)),
     Case("angle", "aten.angle.default", torch.angle, zz(7)),
     Case("exp", "aten.exp.default", torch.exp, zz(7)),
