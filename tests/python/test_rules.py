@@ -114,6 +114,8 @@ CASES = [
     Case("neg", "aten.neg.default", torch.neg, zz(4)),
     Case("reciprocal", "aten.reciprocal.default", torch.reciprocal, zz(4)),
     Case("square", "aten.square.default", torch.square, zz(5), pre_dispatch=True),
+    Case("prims_convert", "prims.convert_element_type.default",
+         lambda x: torch.ops.prims.convert_element_type(torch.abs(x), x.dtype) * x, zz(5)),
     Case("abs", "aten.abs.default", torch.abs, zz(7)),
     Case("angle", "aten.angle.default", torch.angle, zz(7)),
     Case("exp", "aten.exp.default", torch.exp, zz(7)),
