@@ -25,12 +25,12 @@ MODERATE = 1e4
 @dataclass(frozen=True)
 class Op:
     name: str
-    kinds: str  # one letter per tensor operand: c complex, r real, a either
+    kinds: str  # one letter per tensor operand: c complex, r real
     fn: Callable[..., torch.Tensor]  # fn(param, *tensors)
     fmt: str  # source text: {0}, {1} operands, {p} the parameter
     params: Sequence[Any] = (None,)
     ok: Callable[..., bool] = lambda p, *xs: True  # applies to these eager operands
-    mixing: bool = False
+    mixing: bool = False  # sums over elements (drawn only on _moderate operands)
     same_shape: bool = True  # binary: operands of one shape
 
 
