@@ -6,13 +6,13 @@ BUILD := build/asan
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.realify-installed
 
-.PHONY: demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke
+.PHONY: demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke random-programs
 
 $(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)"
-	$(PY) -m pip install -q pytest expecttest ruff numpy onnx onnxruntime onnxscript mpmath
+	$(PY) -m pip install -q pytest expecttest ruff numpy onnx onnxruntime onnxscript mpmath hypothesis
 	# deploy targets for tests/python/test_deploy_*.py (executorch brings coremltools). Pinning torch keeps pip from
 	# replacing it; where a release does not fit that torch, the deploy tests skip with a reason.
 	$(PY) -m pip install -q executorch openvino "torch==$(TORCH_VERSION)" || echo "deploy-target packages not installed"
@@ -42,6 +42,15 @@ demo: $(STAMP)
 
 clean:
 	rm -rf build $(VENV) python/realify/*.so
+
+# The random differential test at length (tests/python/test_random_programs.py; `make test` runs a fixed few):
+# RANDOM_PROGRAMS programs from seed RANDOM_SEED, every mismatch listed in build/random-programs.txt.
+RANDOM_PROGRAMS ?= 5000
+RANDOM_SEED ?= 1
+random-programs: $(STAMP)
+	mkdir -p build && rm -f build/random-programs.txt
+	REALIFY_RANDOM_PROGRAMS=$(RANDOM_PROGRAMS) REALIFY_RANDOM_SEED=$(RANDOM_SEED) \
+		REALIFY_RANDOM_REPORT=build/random-programs.txt $(VENV)/bin/pytest -q tests/python/test_random_programs.py -k match_eager
 
 # OpInfo conformance: measures every complex64 OpInfo op and rewrites docs/op-coverage.md from that run.
 coverage: $(STAMP)

@@ -97,16 +97,64 @@ rf_cx rf_cx_tan(rf_lowering *L, rf_cx z, rf_dtype dt) {
     return times_minus_i(L, rf_cx_tanh(L, times_i(L, z), dt));
 }
 
+/* The inverse functions at an infinite part, where the formulas below give nan but C99 Annex G (glibc, and so
+ * eager) gives exact values: the angle an infinite point sits at, atan2(isinf y, isinf x ? x : 0) with the sign
+ * of y (only the sign of x when `signed_x`), and nan where the other part is nan. */
+static rf_value *any_inf(rf_lowering *L, rf_cx z) { return rf_b_or(L, rf_b_isinf(L, z.re), rf_b_isinf(L, z.im)); }
+
+static rf_rv inf_angle(rf_lowering *L, rf_cx z, int signed_x) {
+    rf_dtype dt = z.re.v ? z.re.v->dtype : z.im.v->dtype;
+    rf_rv one = rf_val(rf_b_tensor_of(L, rf_num(1.0), dt));
+    rf_rv ys = rf_b_where(L, rf_b_isinf(L, z.im), one, rf_num(0.0));
+    rf_rv xone = signed_x ? rf_b_copysign(L, one, z.re) : one;
+    rf_rv xs = rf_b_where(L, rf_b_isinf(L, z.re), xone, rf_num(0.0));
+    rf_rv a = rf_b_copysign(L, rf_b_fn2(L, "aten.atan2.default", ys, xs), z.im);
+    rf_value *nan = rf_b_or(L, rf_b_isnan(L, z.re), rf_b_isnan(L, z.im));
+    return rf_b_where(L, nan, rf_num(NAN), a);
+}
+
+/* Where |z| is large, z^2 overflows (|z| = 1e30 in float) but asinh and acosh are s log(2 s z) to within
+ * 1 / (4 |z|^2), below rounding past LARGE_Z: take that there. */
+#define LARGE_Z 1e10
+static rf_cx large_log2z(rf_lowering *L, rf_cx z, rf_cx sz, rf_cx r, rf_rv s) {
+    rf_cx w = rf_cx_log(L, sz);
+    w.re = add(L, w.re, rf_num(0.69314718055994530942));
+    w = rf_cx_scale(L, w, s);
+    rf_value *big = rf_b_cmp(L, "gt", rf_b_fn2(L, "aten.hypot.default", z.re, z.im), rf_num(LARGE_Z));
+    return rf_cx_make(rf_b_where(L, big, w.re, r.re), rf_b_where(L, big, rf_cx_im(w), rf_cx_im(r)));
+}
+
 /* asinh z = s log(s z + sqrt((s z)^2 + 1)) with s = copysign(1, re z), which
  * keeps the sum away from cancellation. */
 rf_cx rf_cx_asinh(rf_lowering *L, rf_cx z) {
     z = explicit_im(L, z);
     rf_rv s = rf_b_fn2(L, "aten.copysign.Tensor", rf_num(1.0), z.re);
     rf_cx za = rf_cx_scale(L, z, s);
-    rf_cx sq = rf_cx_mul(L, za, za);
+    rf_cx zz = rf_cx_mul(L, za, za), sq = zz;
     sq.re = add(L, sq.re, rf_num(1.0));
-    rf_cx r = rf_cx_log_hypot(L, rf_cx_add(L, za, rf_cx_sqrt(L, sq)));
-    return rf_cx_scale(L, r, s);
+    rf_cx r = rf_cx_scale(L, rf_cx_log_hypot(L, rf_cx_add(L, za, rf_cx_sqrt(L, sq))), s);
+    /* Below |z| = 1e-2, 1 + z^2 rounds much of z away; there the series z (1 - z^2/6 + 3 z^4/40 - 5 z^6/112)
+     * is exact to within |z|^9 / 30 (Horner in z^2). */
+    rf_cx h = rf_cx_real(rf_num(-5.0 / 112.0));
+    h = rf_cx_mul(L, zz, h);
+    h.re = add(L, h.re, rf_num(3.0 / 40.0));
+    h = rf_cx_mul(L, zz, h);
+    h.re = add(L, h.re, rf_num(-1.0 / 6.0));
+    h = rf_cx_mul(L, zz, h);
+    h.re = add(L, h.re, rf_num(1.0));
+    rf_cx tiny = rf_cx_mul(L, z, h);
+    rf_value *small = rf_b_cmp(L, "lt", rf_b_fn2(L, "aten.hypot.default", z.re, z.im), rf_num(1e-2));
+    r = rf_cx_make(rf_b_where(L, small, tiny.re, r.re), rf_b_where(L, small, rf_cx_im(tiny), rf_cx_im(r)));
+    /* asinh keeps the quadrant: each part has the sign of z's, zeros included */
+    r = rf_cx_make(rf_b_copysign(L, r.re, z.re), rf_b_copysign(L, rf_cx_im(r), z.im));
+    r = large_log2z(L, z, za, r, s);
+    /* casinh(x + iy) with an infinite part: copysign(inf, x) + i copysign(0, pi/2 or pi/4, y) */
+    rf_value *inf = any_inf(L, z);
+    rf_rv re = rf_b_where(L, inf, rf_b_copysign(L, rf_num(INFINITY), z.re), r.re);
+    rf_rv im = rf_b_where(L, inf, inf_angle(L, z, 0), rf_cx_im(r));
+    /* casinh(nan + i0) = nan + i0 */
+    rf_value *nan0 = rf_b_and(L, rf_b_isnan(L, z.re), rf_b_cmp(L, "eq", z.im, rf_num(0.0)));
+    return rf_cx_make(re, rf_b_where(L, nan0, z.im, im));
 }
 
 /* acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) (Kahan's branch cuts) */
@@ -117,14 +165,30 @@ rf_cx rf_cx_acosh(rf_lowering *L, rf_cx z) {
     zm.re = sub(L, z.re, rf_num(1.0));
     rf_cx sp = rf_cx_sqrt(L, zp);
     rf_cx prod = rf_cx_mul(L, sp, rf_cx_sqrt(L, zm));
-    return rf_cx_log_hypot(L, rf_cx_add(L, z, prod));
+    rf_cx r = large_log2z(L, z, z, rf_cx_log_hypot(L, rf_cx_add(L, z, prod)), rf_num(1.0));
+    /* cacosh(x + iy) with an infinite part: +inf + i copysign(0, pi/4, pi/2, 3pi/4 or pi, y) */
+    rf_value *inf = any_inf(L, z);
+    rf_rv re = rf_b_where(L, inf, rf_num(INFINITY), r.re);
+    rf_rv im = rf_b_where(L, inf, inf_angle(L, z, 1), rf_cx_im(r));
+    /* cacosh(+-0 + i nan) = nan + i pi/2 */
+    rf_value *zero_nan = rf_b_and(L, rf_b_cmp(L, "eq", z.re, rf_num(0.0)), rf_b_isnan(L, z.im));
+    return rf_cx_make(re, rf_b_where(L, zero_nan, rf_num(HALF_PI), im));
 }
 
 /* atanh z = (log1p(z) - log1p(-z)) / 2 */
 rf_cx rf_cx_atanh(rf_lowering *L, rf_cx z) {
     z = explicit_im(L, z);
     rf_cx a = rf_cx_log1p(L, z), b = rf_cx_log1p(L, rf_cx_neg(L, z));
-    return rf_cx_scale(L, rf_cx_sub(L, a, b), rf_num(0.5));
+    rf_cx r = rf_cx_scale(L, rf_cx_sub(L, a, b), rf_num(0.5));
+    /* catanh(x + iy) with an infinite part: copysign(0, x) + i copysign(pi/2, y), nan for a nan y. Elsewhere
+     * the real part has the sign of x (atanh is odd in x), which the difference of logs loses at zero. */
+    rf_value *inf = any_inf(L, z);
+    rf_rv re = rf_b_where(L, inf, rf_num(0.0), r.re);
+    /* catanh(+-0 + i nan) = +-0 + i nan */
+    rf_value *zero = rf_b_cmp(L, "eq", z.re, rf_num(0.0));
+    re = rf_b_copysign(L, rf_b_where(L, zero, rf_num(0.0), re), z.re);
+    rf_rv im = rf_b_where(L, rf_b_isnan(L, z.im), rf_num(NAN), rf_b_copysign(L, rf_num(HALF_PI), z.im));
+    return rf_cx_make(re, rf_b_where(L, inf, im, rf_cx_im(r)));
 }
 
 rf_cx rf_cx_asin(rf_lowering *L, rf_cx z) {

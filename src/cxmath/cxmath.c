@@ -230,8 +230,11 @@ static rf_cx div_c10(rf_lowering *L, rf_cx a, rf_cx b) {
     rf_rv scl = dvd(L, rf_num(1.0), add(L, p, mul(L, q, rat)));
     rf_rv x = where(L, ge, ar, ai), y = where(L, ge, ai, ar);
     rf_rv re = mul(L, add(L, x, mul(L, y, rat)), scl);
-    rf_rv t = mul(L, sub(L, y, mul(L, x, rat)), scl);
-    rf_rv im = where(L, ge, t, rf_b_neg(L, t));
+    /* c10's imaginary numerators, b - a rat and b rat - a: negating one for the other flips the sign of a zero. */
+    rf_rv u = mul(L, x, rat);
+    rf_rv t_ge = sub(L, y, u);
+    rf_rv t_lt = sub(L, u, y);
+    rf_rv im = mul(L, where(L, ge, t_ge, t_lt), scl);
     rf_value *c0 = cmp(L, "eq", c, rf_num(0.0));
     rf_value *d0 = cmp(L, "eq", d, rf_num(0.0));
     rf_value *zero = rf_b_and(L, c0, d0);
@@ -302,12 +305,17 @@ rf_cx rf_cx_exp(rf_lowering *L, rf_cx z) {
     rf_rv y = z.im;
     /* exp(x/2)^2 keeps exp(x) cos y finite where exp(x) alone overflows, as glibc scales it */
     rf_rv h = fn(L, "aten.exp.default", mul(L, x, rf_num(0.5)));
-    rf_rv re = mul(L, mul(L, h, fn(L, "aten.cos.default", y)), h);
-    rf_rv im = mul(L, mul(L, h, fn(L, "aten.sin.default", y)), h);
+    rf_rv c = fn(L, "aten.cos.default", y), s = fn(L, "aten.sin.default", y);
+    rf_rv re = mul(L, mul(L, h, c), h);
+    rf_rv im = mul(L, mul(L, h, s), h);
     rf_value *ninf = cmp(L, "eq", x, rf_num(-INFINITY));
-    /* cexp(-inf + iy) = +0 cis(y), even for y infinite or NaN */
-    re = where(L, ninf, rf_num(0.0), re);
-    im = where(L, ninf, rf_num(0.0), im);
+    /* cexp(-inf + iy) = +0 cis(y): zeros with the signs of cos y and sin y; for y infinite or NaN, +0 and a zero
+     * with the sign of y (glibc's choice) */
+    rf_value *fy = rf_b_isfinite(L, y);
+    rf_rv zc = rf_b_where(L, fy, rf_b_copysign(L, rf_num(0.0), c), rf_num(0.0));
+    rf_rv zs = rf_b_where(L, fy, rf_b_copysign(L, rf_num(0.0), s), rf_b_copysign(L, rf_num(0.0), y));
+    re = where(L, ninf, zc, re);
+    im = where(L, ninf, zs, im);
     /* cexp(x + i0) = exp(x) + i0 */
     im = where(L, cmp(L, "eq", y, rf_num(0.0)), y, im);
     /* cexp(+inf + iy) = +inf + iNaN for y infinite or NaN */
@@ -455,14 +463,16 @@ rf_cx rf_cx_tanh(rf_lowering *L, rf_cx z, rf_dtype dt) {
     rf_rv ax = rf_b_abs(L, x);
     rf_value *big = cmp(L, "gt", ax, rf_num(tanh_threshold(dt)));
     rf_value *xinf = rf_b_isinf(L, x);
-    /* Large |x|: re = ±1, im = 4 sin y cos y / exp(2|x|) (0 when x is infinite). */
+    /* Large |x|: re = ±1, im = 4 sin y cos y / exp(2|x|) (a signed 0 when x is infinite). */
     rf_value *big_re = rf_b_and(L, big, rf_b_or(L, xinf, rf_b_isfinite(L, y)));
     rf_rv one = rf_b_fn2(L, "aten.copysign.Tensor", rf_num(1.0), x);
     re = where(L, cmp(L, "eq", x, rf_num(0.0)), x, re);
     re = where(L, big_re, one, re);
     rf_rv sc4 = mul(L, mul(L, sy, cy), rf_num(4.0));
     rf_rv small = mul(L, sc4, fn(L, "aten.exp.default", mul(L, ax, rf_num(-2.0))));
-    rf_rv im_big = where(L, xinf, rf_num(0.0), small);
+    /* ctanh(+-inf + iy) = +-1 + i copysign(0, sin 2y) (copysign(0, y) for y infinite or NaN, as glibc) */
+    rf_rv sgn = where(L, rf_b_isfinite(L, y), sc4, y);
+    rf_rv im_big = where(L, xinf, rf_b_fn2(L, "aten.copysign.Tensor", rf_num(0.0), sgn), small);
     im = where(L, big, im_big, im);
     im = where(L, cmp(L, "eq", y, rf_num(0.0)), y, im);
     return rf_cx_make(re, im);

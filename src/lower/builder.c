@@ -94,7 +94,8 @@ rf_rv rf_b_add(rf_lowering *L, rf_rv x, rf_rv y) {
         x = y;
         y = t;
     }
-    if (!y.v && y.s == 0.0) return x;
+    /* Only x + (-0) is x: x + (+0) turns a -0 into +0, as eager's add does. */
+    if (!y.v && y.s == 0.0 && signbit(y.s)) return x;
     return rf_val(emit_binary(L, "aten.add.Tensor", x.v, y, "_t"));
 }
 
@@ -107,7 +108,8 @@ rf_rv rf_b_sub(rf_lowering *L, rf_rv x, rf_rv y) {
     if (!x.v && !y.v) return rf_num(x.s - y.s);
     if (!y.v && y.s == 0.0 && !signbit(y.s)) return x; /* x - (-0) is x + 0, which turns -0 into +0 */
     if (!x.v) {
-        if (x.s == 0.0) return rf_b_neg(L, y);
+        /* (-0) - y is -y exactly; (+0) - y is not (0 - 0 is +0, -(0) is -0). */
+        if (x.s == 0.0 && signbit(x.s)) return rf_b_neg(L, y);
         return rf_val(emit_binary(L, "aten.rsub.Scalar", y.v, x, "_t"));
     }
     return rf_val(emit_binary(L, "aten.sub.Tensor", x.v, y, "_t"));

@@ -75,6 +75,16 @@ rf_cx rf_in_cx(rf_lowering *L, const rf_node *n, const char *name, rf_dtype dt) 
     switch (a->kind) {
     case RF_A_VALUE:
         if (rf_dtype_is_tensor(a->value->dtype)) return rf_cx_of(L, a->value, dt);
+        /* A symbolic scalar (z * z.shape[0] under dynamic shapes) is a real number like an int; as a 0-d tensor
+         * of the working dtype every real op takes it where a number would go. */
+        if ((a->value->dtype == RF_DT_SYMINT || a->value->dtype == RF_DT_SYMFLOAT) && L->real_map[a->value->id]) {
+            rf_attr d = {0};
+            d.kind = RF_A_DTYPE;
+            d.dtype = dt;
+            rf_arg args[2] = {{"s", rf_attr_ref(L->real_map[a->value->id])}, {"dtype", d}};
+            c.re = rf_val(rf_b_op(L, "aten.scalar_tensor.default", 2, args, dt, 0, NULL, "_c"));
+            return c;
+        }
         break;
     case RF_A_INT:
     case RF_A_BOOL: c.re = rf_num((double)a->i); return c;

@@ -38,6 +38,14 @@ static rf_status mul(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* torch.square is pow(z, 2), which eager computes as z * z (bit for bit, inf and nan included). */
+static rf_status square(rf_lowering *L, const rf_node *n) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx z = rf_in_cx(L, n, "self", w);
+    rf_set_cx(L, n->outs[0], rf_cx_mul(L, z, z));
+    return RF_OK;
+}
+
 static rf_status divide(rf_lowering *L, const rf_node *n) {
     const rf_attr *mode = rf_node_arg(n, "rounding_mode");
     if (mode && mode->kind != RF_A_NONE)
@@ -84,6 +92,7 @@ const rf_rule_entry rf_rules_arith[] = {
     {"aten.rsub.Scalar", rsub, 0},
     {"aten.mul.Tensor", mul, 0},
     {"aten.mul.Scalar", mul, 0},
+    {"aten.square.default", square, 0},
     {"aten.div.Tensor", divide, 0},
     {"aten.div.Scalar", divide, 0},
     {"aten.div.Tensor_mode", divide, 0},

@@ -27,6 +27,30 @@ static rf_status convert(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* prims.convert_element_type(a, dtype): dynamo with dynamic=True passes a Python float operand (z + 0.0) as a
+ * 0-d tensor and converts it with this prim. Emitted as _to_copy, which every target has. */
+static rf_status prims_convert(rf_lowering *L, const rf_node *n) {
+    const rf_attr *a = rf_node_arg(n, "a");
+    if (!rf_attr_is_tensor(a) || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs one tensor in and one out", n->op);
+    const rf_value *out = n->outs[0];
+    if (!rf_dtype_is_complex(out->dtype)) {
+        rf_cx z = rf_cx_of(L, a->value, rf_component_of(L, a->value->dtype));
+        rf_set_real(L, out, rf_b_cast(L, z.re.v, out->dtype));
+        return RF_OK;
+    }
+    rf_dtype part = rf_component_of(L, out->dtype);
+    if (rf_dtype_is_complex(a->value->dtype)) {
+        rf_set_cx(L, out, rf_cx_of(L, a->value, part));
+        return RF_OK;
+    }
+    rf_cx c = {0};
+    c.re = rf_val(rf_b_cast(L, rf_in_real(L, n, "a"), part));
+    c.im_zero = 1;
+    rf_set_cx(L, out, c);
+    return RF_OK;
+}
+
 /* type_as(self, other): the dtype comes from `other`, so only a cast remains. */
 static rf_status type_as(rf_lowering *L, const rf_node *n) {
     const rf_attr *self = rf_node_arg(n, "self");
@@ -53,6 +77,7 @@ const rf_rule_entry rf_rules_convert[] = {
     {"aten._assert_tensor_metadata.default", assert_tensor_metadata, RF_RULE_REAL_TOO},
     {"aten.type_as.default", type_as, 0},
     {"aten._to_copy.default", convert, 0},
+    {"prims.convert_element_type.default", prims_convert, 0},
     {"aten.to.dtype", convert, 0},
     {"aten.to.dtype_layout", convert, 0},
     {"aten.to.device", convert, 0},

@@ -1,0 +1,283 @@
+"""Random small programs of complex ops for the differential test (test_random_programs.py).
+
+A program is a list of steps over numbered values: the inputs first, then one value per step. The generator runs
+every step eagerly as it draws it, so it knows each value's shape, dtype and contents and only draws steps that
+apply. `Program.run` replays the steps on whatever it is given (real tensors, fakes, proxies), so the same program
+is traced by torch.export, make_fx and dynamo."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from hypothesis import strategies as st
+
+# Components on and around the branch cuts, and the ones whose arithmetic overflows or underflows.
+EDGE = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30, -1e-30, 1e30, -1e30, 1.0, -1.0, -2.0, 0.5]
+# Values any mixing op (sum, matmul, fft) may see: there the order of summation decides overflow, cancellation and
+# inf - inf, and eager's order (BLAS, pocketfft) is no contract, so mixing ops are drawn only on moderate operands.
+MODERATE = 1e4
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    kinds: str  # one letter per tensor operand: c complex, r real
+    fn: Callable[..., torch.Tensor]  # fn(param, *tensors)
+    fmt: str  # source text: {0}, {1} operands, {p} the parameter
+    params: Sequence[Any] = (None,)
+    ok: Callable[..., bool] = lambda p, *xs: True  # applies to these eager operands
+    mixing: bool = False  # sums over elements (drawn only on _moderate operands)
+    same_shape: bool = True  # binary: operands of one shape
+
+
+def _moderate(*xs: torch.Tensor) -> bool:
+    return all(bool(torch.isfinite(x).all()) and float(x.abs().max()) <= MODERATE for x in xs)
+
+
+def _classes(t: torch.Tensor) -> torch.Tensor:
+    """Per part: nan, inf, zero, and the sign bit where it means something."""
+    t = torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+    return torch.stack([torch.isnan(t), torch.isinf(t), t == 0, torch.signbit(t) & ~torch.isnan(t)])
+
+
+def eager_agrees_with_itself(op: Op, param: Any, operands: list[torch.Tensor], result: torch.Tensor) -> bool:
+    """Eager's vectorised body and its scalar tail (what a one-element tensor gets) can disagree on the sign of a
+    zero, or on nan against a number: neg of a zero part is +0 in the body (0 - x) and -0 in the tail; sgn at an
+    infinite part; division (body: scaled ac + bd, tail: Smith's); complex128 acos on the real axis (body:
+    pi/2 - asin). No lowering can follow both, so elementwise steps are drawn only where the two agree."""
+    flat = [x.reshape(-1) for x in operands]
+    per_element = torch.stack([op.fn(param, *[x[i : i + 1] for x in flat])[0] for i in range(result.numel())])
+    return bool(torch.equal(_classes(per_element), _classes(result.reshape(-1))))
+
+
+def _scaled_exact(z: Any, s: Any) -> bool:
+    """Eager multiplies a complex z by a real s (a Python number, a real tensor, a shape, the alpha of add and sub)
+    as complex numbers, z * (s + 0i): re = a s - b 0, im = a 0 + b s. realify scales the parts (a s, b s). The two
+    differ where b 0 or a 0 is nan (an infinite part) or flips a zero: (1+inf j) * 2.5 is nan+inf j in eager,
+    (-0-0j) * 2 is 0-0j. Kept as realify's design (the lead decides); such steps are drawn only where both agree."""
+    t = torch.as_tensor(z)
+    re, im = (t.real, t.imag) if t.is_complex() else (t, torch.zeros_like(t))
+    s = torch.as_tensor(s, dtype=re.dtype)
+    got = torch.stack(torch.broadcast_tensors(re * s - im * 0.0, re * 0.0 + im * s))
+    want = torch.stack(torch.broadcast_tensors(re * s, im * s))
+    return bool(torch.equal(_classes(got), _classes(want)))
+
+
+def _alpha_exact(b: Any, alpha: float) -> bool:
+    """Eager's add and sub compute a + alpha * b with that complex multiply even for alpha = +-1 (so
+    (1+1j) + (1+inf j) is nan+inf j, and (-0-0j) + (-0-0j) is 0-0j); realify adds the parts."""
+    return _scaled_exact(b, alpha)
+
+
+def _mul_exact(p: Any, a: torch.Tensor, b: torch.Tensor) -> bool:
+    """A factor whose imaginary parts are all zero may be a promoted real, which realify scales by."""
+    return all(_scaled_exact(x, y.real) for x, y in ((a, b), (b, a)) if bool((y.imag == 0).all()))
+
+
+def _ndim(n: int) -> Callable[..., bool]:
+    return lambda p, *xs: all(x.dim() >= n for x in xs)
+
+
+def _slice(p: tuple[int, int, int], z: torch.Tensor) -> torch.Tensor:
+    dim, start, step = p
+    return z[(slice(None),) * dim + (slice(start, None, step),)]
+
+
+def _where(p: Any, c: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.where(c > 0, a, b)
+
+
+UNARY_C = {
+    "neg": torch.neg, "conj": torch.conj, "conj_physical": torch.conj_physical, "sqrt": torch.sqrt, "log": torch.log,
+    "exp": torch.exp, "reciprocal": torch.reciprocal, "sgn": torch.sgn, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+    "acos": torch.acos, "asin": torch.asin, "atanh": torch.atanh, "square": torch.square,
+}
+TO_REAL = {"abs": torch.abs, "angle": torch.angle, "real": torch.real, "imag": torch.imag}
+SCALARS_MUL = [2.5, -1.0, 0.0, -0.0, 1j, 0.5 - 2j]
+SCALARS_ADD = [0.0, -0.0, 1.0, 1j, -0.0j]
+EXPONENTS = [0.5, 2, -1, 3, -0.5, 2.5, 1j]
+
+# C99 leaves the sign of the infinite (or zero) part of asin, acos and atan at +-inf + i nan unspecified; glibc
+# and realify pick differently.
+def _no_inf_nan_pair(p: Any, z: torch.Tensor) -> bool:
+    re, im = z.real, z.imag
+    return not bool(((torch.isinf(re) & torch.isnan(im)) | (torch.isnan(re) & torch.isinf(im))).any())
+
+
+NARROWED: dict[str, Callable[..., bool]] = {"acos": _no_inf_nan_pair, "asin": _no_inf_nan_pair}
+
+OPS: list[Op] = (
+    [Op(n, "c", lambda p, z, f=f: f(z), f"torch.{n}({{0}})", ok=NARROWED.get(n, lambda p, *xs: True))
+     for n, f in UNARY_C.items()]
+    + [Op(n, "c", lambda p, z, f=f: f(z), f"torch.{n}({{0}})") for n, f in TO_REAL.items()]
+    + [
+        Op("pow_scalar", "c", lambda p, z: z**p, "{0} ** {p!r}", EXPONENTS),
+        Op("mul_scalar", "c", lambda p, z: z * p, "{0} * {p!r}", SCALARS_MUL,
+           ok=lambda p, z: isinstance(p, complex) or _scaled_exact(z, p)),
+        Op("add_scalar", "c", lambda p, z: z + p, "{0} + {p!r}", SCALARS_ADD,
+           ok=lambda p, z: _alpha_exact(p, 1.0)),
+        Op("sub_scalar", "c", lambda p, z: z - p, "{0} - {p!r}", SCALARS_ADD,
+           ok=lambda p, z: _alpha_exact(p, -1.0)),
+        Op("rsub_scalar", "c", lambda p, z: p - z, "{p!r} - {0}", SCALARS_ADD,
+           ok=lambda p, z: _alpha_exact(z, -1.0)),
+        Op("div_scalar", "c", lambda p, z: z / p, "{0} / {p!r}", [3.0, -2.0, 1j]),
+        Op("mul_size", "c", lambda p, z: z * z.shape[0], "{0} * {0}.shape[0]",
+           ok=lambda p, z: _scaled_exact(z, z.shape[0])),
+        Op("add", "cc", lambda p, a, b: a + b, "{0} + {1}",
+           ok=lambda p, a, b: _alpha_exact(b, 1.0)),
+        Op("sub", "cc", lambda p, a, b: a - b, "{0} - {1}",
+           ok=lambda p, a, b: _alpha_exact(b, -1.0)),
+        Op("mul", "cc", lambda p, a, b: a * b, "{0} * {1}", ok=_mul_exact),
+        Op("div", "cc", lambda p, a, b: a / b, "{0} / {1}"),
+        Op("mul_real", "cr", lambda p, a, b: a * b, "{0} * {1}", ok=lambda p, a, b: _scaled_exact(a, b)),
+        Op("add_real", "cr", lambda p, a, b: a + b, "{0} + {1}",
+           ok=lambda p, a, b: _alpha_exact(b, 1.0)),
+        Op("sub_real", "rc", lambda p, a, b: a - b, "{0} - {1}",
+           ok=lambda p, a, b: _alpha_exact(b, -1.0)),
+        Op("div_real", "cr", lambda p, a, b: a / b, "{0} / {1}"),
+        Op("rdiv_real", "rc", lambda p, a, b: a / b, "{0} / {1}"),
+        Op("complex", "rr", lambda p, a, b: torch.complex(a, b), "torch.complex({0}, {1})"),
+        Op("polar", "rr", lambda p, a, b: torch.polar(a, b), "torch.polar({0}, {1})"),
+        Op("promote", "r", lambda p, r: r.to(p), "{0}.to({p})", [torch.complex64, torch.complex128]),
+        Op("view_as_real", "c", lambda p, z: torch.view_as_real(z), "torch.view_as_real({0})",
+           ok=lambda p, z: not z.is_conj()),
+        Op("view_as_complex", "r", lambda p, r: torch.view_as_complex(r), "torch.view_as_complex({0})",
+           ok=lambda p, r: r.dim() >= 1 and r.shape[-1] == 2 and r.is_contiguous()),
+        Op("where", "rcc", _where, "torch.where({0} > 0, {1}, {2})"),
+        Op("where_scalar", "rc", lambda p, c, a: torch.where(c > 0, a, 0), "torch.where({0} > 0, {1}, 0)"),
+        Op("sum", "c", lambda p, z: z.sum(p[0], keepdim=p[1]), "{0}.sum({p[0]}, keepdim={p[1]})",
+           [(d, k) for d in (0, -1) for k in (False, True)], ok=lambda p, z: z.dim() >= 1 and _moderate(z),
+           mixing=True),
+        Op("mean", "c", lambda p, z: z.mean(p), "{0}.mean({p})", [0, -1], ok=lambda p, z: z.dim() >= 1 and _moderate(z),
+           mixing=True),
+        Op("reshape", "c", lambda p, z: z.reshape(-1), "{0}.reshape(-1)"),
+        Op("transpose", "c", lambda p, z: z.transpose(0, 1), "{0}.transpose(0, 1)", ok=_ndim(2)),
+        Op("mT", "c", lambda p, z: z.mT, "{0}.mT", ok=_ndim(2)),
+        Op("slice", "c", _slice, "{0}[{p[0]}*(slice(None),) + (slice({p[1]}, None, {p[2]}),)]",
+           [(d, s, k) for d in (0, 1) for s in (0, 1) for k in (1, 2)], ok=lambda p, z: z.dim() > p[0]
+           and z.shape[p[0]] > p[1]),
+        Op("flip", "c", lambda p, z: z.flip(-1), "{0}.flip(-1)", ok=_ndim(1)),
+        Op("cat", "cc", lambda p, a, b: torch.cat([a, b], p), "torch.cat([{0}, {1}], {p})", [0, -1], ok=_ndim(1)),
+        Op("matmul", "cc", lambda p, a, b: a @ b.mT, "{0} @ {1}.mT", ok=lambda p, a, b: a.dim() == 2
+           and _moderate(a, b), mixing=True),
+        Op("einsum", "cc", lambda p, a, b: torch.einsum("ij,kj->ik", a, b), "torch.einsum('ij,kj->ik', {0}, {1})",
+           ok=lambda p, a, b: a.dim() == 2 and _moderate(a, b), mixing=True),
+        Op("fft", "c", lambda p, z: torch.fft.fft(z, norm=p), "torch.fft.fft({0}, norm={p!r})",
+           [None, "ortho", "forward"], ok=lambda p, z: z.dim() >= 1 and _moderate(z), mixing=True),
+        Op("ifft", "c", lambda p, z: torch.fft.ifft(z, dim=0), "torch.fft.ifft({0}, dim=0)",
+           ok=lambda p, z: z.dim() >= 1 and _moderate(z), mixing=True),
+        Op("fft2", "c", lambda p, z: torch.fft.fft2(z), "torch.fft.fft2({0})",
+           ok=lambda p, z: z.dim() >= 2 and _moderate(z), mixing=True),
+        Op("rfft", "r", lambda p, r: torch.fft.rfft(r), "torch.fft.rfft({0})",
+           ok=lambda p, r: r.dim() >= 1 and _moderate(r), mixing=True),
+        Op("irfft", "c", lambda p, z: torch.fft.irfft(z), "torch.fft.irfft({0})",
+           ok=lambda p, z: z.dim() >= 1 and z.shape[-1] >= 2 and _moderate(z), mixing=True),
+        Op("ihfft", "r", lambda p, r: torch.fft.ihfft(r), "torch.fft.ihfft({0})",
+           ok=lambda p, r: r.dim() >= 1 and _moderate(r), mixing=True),
+    ]
+)
+OP_BY_NAME = {op.name: op for op in OPS}
+ELEMENTWISE = {*UNARY_C, *TO_REAL, "pow_scalar", "mul_scalar", "add_scalar", "sub_scalar", "rsub_scalar"}
+ELEMENTWISE |= {"div_scalar", "add", "sub", "mul", "div", "mul_real", "add_real", "sub_real", "div_real", "rdiv_real"}
+ELEMENTWISE |= {"complex", "polar"}
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str
+    args: tuple[int, ...]
+    param: Any
+
+
+@dataclass
+class Program:
+    inputs: list[torch.Tensor]
+    steps: list[Step] = field(default_factory=list)
+    outputs: tuple[int, ...] = ()
+
+    def run(self, *xs: Any) -> tuple[Any, ...]:
+        return self.function()(*xs)
+
+    def function(self) -> Callable[..., tuple[Any, ...]]:
+        """The program as a plain function of its inputs. It holds the steps only: dynamo, handed a bound method
+        of an object that also holds the input tensors, lifts the argument from there and then rebuilds a
+        returned view of it with the view_as_complex of its fake (dynamic shapes), which fails."""
+        steps = [(OP_BY_NAME[s.op].fn, s.param, s.args) for s in self.steps]
+        outputs = self.outputs
+
+        def program(*xs: Any) -> tuple[Any, ...]:
+            vals = list(xs)
+            for fn, param, args in steps:
+                vals.append(fn(param, *[vals[i] for i in args]))
+            return tuple(vals[i] for i in outputs)
+
+        return program
+
+    def source(self) -> str:
+        shown = [f"v{i}: {tuple(t.shape)} {t.dtype} = {t.tolist()}" for i, t in enumerate(self.inputs)]
+        n = len(self.inputs)
+        for j, s in enumerate(self.steps):
+            op = OP_BY_NAME[s.op]
+            shown.append(f"v{n + j} = " + op.fmt.format(*[f"v{i}" for i in s.args], p=s.param))
+        shown.append("return " + ", ".join(f"v{i}" for i in self.outputs))
+        return "\n".join(shown)
+
+
+def _tensor(draw: st.DrawFn, shape: tuple[int, ...], dtype: torch.dtype, edges: bool) -> torch.Tensor:
+    n = math.prod(shape) * (2 if dtype.is_complex else 1)
+    comp = st.sampled_from(EDGE) if edges else st.floats(-3.0, 3.0, width=32)
+    if edges:
+        comp = st.one_of(comp, st.floats(-3.0, 3.0, width=32), st.floats(-3.0, 3.0, width=32))
+    vals = draw(st.lists(comp, min_size=n, max_size=n))
+    t = torch.tensor(vals, dtype=dtype.to_real()).reshape(*shape, *((2,) if dtype.is_complex else ()))
+    # A clone, not a view: fakifying a view_as_complex input replays the view on its flat base, which fails.
+    return torch.view_as_complex(t).clone() if dtype.is_complex else t
+
+
+@st.composite
+def programs(draw: st.DrawFn, max_steps: int = 6) -> Program:
+    cdtype = draw(st.sampled_from([torch.complex64, torch.complex128]))
+    shape = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    edges = draw(st.booleans())
+    n_c = draw(st.integers(1, 2))
+    inputs = [_tensor(draw, shape, cdtype, edges) for _ in range(n_c)]
+    inputs.append(_tensor(draw, shape, cdtype.to_real(), edges))
+    prog = Program(inputs)
+    vals = list(inputs)
+    for _ in range(draw(st.integers(1, max_steps))):
+        op = draw(st.sampled_from(OPS))
+        args: list[int] = []
+        for k in op.kinds:
+            cands = [
+                i for i, v in enumerate(vals)
+                if v.is_complex() == (k == "c")
+                and (not (op.same_shape and args) or v.shape == vals[args[0]].shape)
+            ]
+            if not cands:
+                break
+            args.append(draw(st.sampled_from(cands)))
+        if len(args) < len(op.kinds):
+            continue
+        param = draw(st.sampled_from(list(op.params)))
+        operands = [vals[i] for i in args]
+        if not op.ok(param, *operands):
+            continue
+        if op.name == "promote" and param.to_real() != operands[0].dtype:
+            continue
+        with torch.no_grad():
+            result = op.fn(param, *operands)
+        if op.name in ELEMENTWISE and not eager_agrees_with_itself(op, param, operands, result):
+            continue
+        vals.append(result)
+        prog.steps.append(Step(op.name, tuple(args), param))
+    if not prog.steps:
+        prog.steps.append(Step("conj_physical", (0,), None))
+        vals.append(torch.conj_physical(vals[0]))
+    last = len(vals) - 1
+    extra = draw(st.sampled_from(range(len(inputs), last + 1)))
+    prog.outputs = (last,) if extra == last else (last, extra)
+    return prog

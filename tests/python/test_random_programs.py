@@ -1,0 +1,257 @@
+"""Random differential test (issue 13): random small programs of complex ops, on inputs with ±0, ±inf, nan, tiny and
+huge parts, through every way realify captures a graph (torch.export + lower, make_fx + lower, torch.compile static
+and dynamic), compared with eager PyTorch on the original complex program, the sign of zero parts included.
+
+`make test` runs a fixed, derandomized set. REALIFY_RANDOM_PROGRAMS=5000 runs that many instead, without shrinking,
+and lists every mismatch at the end; REALIFY_RANDOM_REPORT=path also appends them (and the progress) to a file, and
+REALIFY_RANDOM_SEED=n draws another fixed sequence (for shards run side by side)."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import realify
+import torch
+from harness import to_real
+from hypothesis import HealthCheck, Phase, given, note, seed, settings
+from random_programs import Program, Step, programs
+from test_edge_values import assert_same_specials, grid, lowered_result
+from torch.fx.experimental.proxy_tensor import make_fx
+
+CI_EXAMPLES = 12
+LONG = int(os.environ.get("REALIFY_RANDOM_PROGRAMS", "0"))
+# Relative to the size of the complex result (a tiny part beside a large one carries the large one's error).
+RTOL = {torch.float32: 2e-4, torch.float64: 1e-9}
+
+
+def _complexify(out: Any, like: torch.Tensor) -> torch.Tensor:
+    """A lowered graph returns a complex result as [..., 2] reals."""
+    if like.is_complex() and isinstance(out, torch.Tensor) and not out.is_complex():
+        return torch.view_as_complex(out.to(like.real.dtype).contiguous())
+    return out
+
+
+def via_make_fx(prog: Program) -> tuple[Any, ...]:
+    gm = make_fx(prog.function())(*prog.inputs)
+    return realify.lower(gm)(*[to_real(a) for a in prog.inputs])
+
+
+class _Module(torch.nn.Module):
+    def __init__(self, prog: Program) -> None:
+        super().__init__()
+        self.prog = prog
+
+    def forward(self, *xs: torch.Tensor) -> tuple[Any, ...]:
+        return self.prog.run(*xs)
+
+
+def via_export(prog: Program) -> tuple[Any, ...]:
+    ep = realify.lower(torch.export.export(_Module(prog), tuple(prog.inputs)))
+    return ep.module()(*[to_real(a) for a in prog.inputs])
+
+
+class Documented(Exception):
+    """A path refused the program with an error the design documents (not a mismatch)."""
+
+
+# realify lowers FFTs only over static sizes (DESIGN.md; the error says so). Under dynamic=True a transformed dim
+# of size > 1 is symbolic, and that clear refusal is the expected outcome.
+STATIC_FFT = "realify lowers FFTs whose transformed dims are static"
+FFT_OPS = {"fft", "ifft", "fft2", "rfft", "irfft", "ihfft"}
+
+
+def aliases_an_input(prog: Program) -> bool:
+    """Some eager output is a view of a complex input (a slice, a transpose)."""
+    ptrs = {x.untyped_storage().data_ptr() for x in prog.inputs if x.is_complex()}
+    outs = prog.run(*prog.inputs)
+    return any(isinstance(o, torch.Tensor) and o.untyped_storage().data_ptr() in ptrs for o in outs)
+
+
+# KNOWN GAP, not fixed here (issue 13, "correct strides and storage for outputs that alias complex inputs under
+# dynamic=True"): aot_autograd rebuilds such an output from the input by replaying the view chain of the adapter's
+# result, which ends in view_as_complex, on the complex input; that fails or reads the wrong storage. The random
+# test counts these apart (KNOWN_GAPS); test_dynamic_view_of_input_output keeps a reproduction (strict xfail).
+KNOWN_GAPS = [0]
+
+
+def _compiled(dynamic: bool) -> Callable[[Program], tuple[Any, ...]]:
+    def run(prog: Program) -> tuple[Any, ...]:
+        torch._dynamo.reset()
+        fn = torch.compile(
+            prog.function(), backend="realify", fullgraph=True, dynamic=dynamic, options={"backend": "eager"}
+        )
+        try:
+            return fn(*prog.inputs)
+        except Exception as e:
+            if dynamic and STATIC_FFT in str(e) and any(s.op in FFT_OPS for s in prog.steps):
+                raise Documented(STATIC_FFT) from e
+            raise
+
+    return run
+
+
+PATHS: dict[str, Callable[[Program], tuple[Any, ...]]] = {
+    "export": via_export,
+    "make_fx": via_make_fx,
+    "compile": _compiled(False),
+    "compile_dynamic": _compiled(True),
+}
+
+
+def assert_matches(got: torch.Tensor, want: torch.Tensor) -> None:
+    """Same NaN places, same infinities, finite parts close relative to |result|, and zeros with the same sign."""
+    assert isinstance(got, torch.Tensor), type(got)
+    got = _complexify(got, want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    g = torch.view_as_real(got.resolve_conj()) if got.is_complex() else got
+    w = torch.view_as_real(want.resolve_conj()) if want.is_complex() else want
+    finite = torch.isfinite(w) & torch.isfinite(g)
+    torch.testing.assert_close(g[~finite], w[~finite], equal_nan=True, rtol=0, atol=0)
+    wf = torch.where(torch.isfinite(w), w, 0.0).abs()
+    scale = torch.hypot(wf[..., 0], wf[..., 1]).unsqueeze(-1) if want.is_complex() else wf
+    rtol = RTOL[w.dtype]
+    torch.testing.assert_close(
+        torch.where(finite, (g - w).abs() / (scale + 1.0), 0.0), torch.zeros_like(w), rtol=0, atol=rtol
+    )
+    zeros = (g == 0) & (w == 0)
+    bad = zeros & (torch.signbit(g) != torch.signbit(w))
+    assert not bad.any(), f"sign of zero differs at {torch.nonzero(bad).tolist()}: got {got} want {want}"
+
+
+def check_program(prog: Program) -> list[str]:
+    """Every path's mismatches with eager, as text (empty: all agree)."""
+    want = prog.run(*prog.inputs)
+    failures = []
+    for name, path in PATHS.items():
+        try:
+            got = path(prog)
+            assert len(got) == len(want), (len(got), len(want))
+            for g, w in zip(got, want, strict=True):
+                assert_matches(g, w)
+        except Documented:
+            continue
+        except Exception as e:  # noqa: BLE001 - every failure of a path is a finding
+            if name == "compile_dynamic" and aliases_an_input(prog):
+                KNOWN_GAPS[0] += 1
+                continue
+            failures.append(f"[{name}] {type(e).__name__}: {str(e)[:1500]}")
+    return failures
+
+
+FOUND: list[str] = []
+SEEN = [0]
+REPORT = os.environ.get("REALIFY_RANDOM_REPORT")
+SEED = os.environ.get("REALIFY_RANDOM_SEED")
+
+
+def _log(text: str) -> None:
+    """The long run writes as it goes, so a run stopped early still leaves its figures."""
+    if REPORT:
+        with open(REPORT, "a") as f:
+            f.write(text + "\n")
+
+
+def _run(prog: Program) -> None:
+    note(prog.source())
+    SEEN[0] += 1
+    failures = check_program(prog)
+    if SEEN[0] % 100 == 0:
+        _log(f"# {SEEN[0]} programs, {len(FOUND)} differ, {KNOWN_GAPS[0]} known dynamic-alias gaps")
+    if not failures:
+        return
+    text = prog.source() + "\n" + "\n".join(failures)
+    if not LONG:
+        raise AssertionError(text)
+    FOUND.append(text)
+    _log(f"## program {SEEN[0]}\n{text}\n")
+
+
+_SETTINGS = settings(
+    max_examples=LONG or CI_EXAMPLES,
+    phases=[Phase.generate] if LONG else list(Phase),
+    deadline=None,
+    database=None,
+    derandomize=SEED is None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def _body(prog: Program) -> None:
+    try:
+        _run(prog)
+    except AssertionError:
+        raise
+    except Exception:  # noqa: BLE001 - the generator's own eager run must not fail either
+        raise AssertionError(traceback.format_exc()) from None
+
+
+_differential = _SETTINGS(given(programs())(_body))
+if SEED is not None:
+    _differential = seed(int(SEED))(_differential)
+
+
+def test_random_programs_match_eager() -> None:
+    FOUND.clear()
+    SEEN[0] = KNOWN_GAPS[0] = 0
+    _differential()
+    _log(f"# done: {SEEN[0]} programs, {len(FOUND)} differ, {KNOWN_GAPS[0]} known dynamic-alias gaps")
+    assert not FOUND, f"{len(FOUND)} of {SEEN[0]} programs differ from eager\n\n" + "\n\n".join(FOUND)[:20000]
+
+
+def test_checker_catches_a_flipped_zero_and_a_moved_nan() -> None:
+    want = torch.tensor([complex(0.0, -0.0), complex(float("nan"), 1.0)])
+    flipped = torch.tensor([complex(0.0, 0.0), complex(float("nan"), 1.0)])
+    moved = torch.tensor([complex(0.0, -0.0), complex(1.0, float("nan"))])
+    assert_matches(want.clone(), want)
+    for bad in (flipped, moved):
+        try:
+            assert_matches(bad, want)
+        except AssertionError:
+            continue
+        raise AssertionError(f"{bad} passed as {want}")
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: outputs aliasing a complex input under dynamic=True (issue 13)")
+def test_dynamic_view_of_input_output() -> None:
+    z = torch.randn(3, 4, dtype=torch.complex64, generator=torch.Generator().manual_seed(0))
+    prog = Program([z], [Step("transpose", (0,), None), Step("slice", (1,), (1, 1, 2))], (2,))
+    assert aliases_an_input(prog)
+    got = PATHS["compile_dynamic"](prog)
+    assert_matches(got[0], prog.run(z)[0])
+
+
+def test_symint_operand_and_exact_zero_folds() -> None:
+    """Found by the random test: z * z.shape[0] under dynamic shapes had no lowering; x + 0.0 kept a -0 imaginary
+    part that eager turns into +0; (2z) / (2z) came out 1 - 0i where c10 gives 1 + 0i; torch.square had no rule
+    under export."""
+    z = torch.tensor([[complex(-0.0, -0.0), complex(1.5, -0.0)], [complex(0.0, 2.5), complex(-3.0, 1.0)]])
+    r = torch.tensor([[1.0, -2.0], [0.5, 3.0]])
+    w = torch.tensor([[complex(0.5, 0.25), complex(1.5, 2.0)], [complex(0.0, 2.5), complex(-3.0, 1.0)]])
+    assert not check_program(Program([w, r], [Step("mul_size", (0,), None)], (2,)))
+    for steps, out in (
+        ([Step("add_scalar", (0,), 0.0)], (2,)),
+        ([Step("rsub_scalar", (0,), 0.0)], (2,)),
+        ([Step("add", (0, 0), None), Step("div", (2, 2), None)], (3,)),
+        ([Step("square", (0,), None)], (2,)),
+    ):
+        prog = Program([z, r], steps, out)
+        assert not check_program(prog), prog.source()
+
+
+def test_elementary_functions_at_infinite_tiny_and_huge_parts() -> None:
+    """Found by the random test: asinh/acosh/atanh (and asin, acos, atan through them) gave nan or the wrong
+    quadrant at infinite parts, overflowed at |z| = 1e30 in complex64 and lost tiny z, where eager (glibc) is
+    exact; exp(-inf + iy) and tanh(inf + iy) had zeros of the wrong sign."""
+    for dtype in (torch.complex64, torch.complex128):
+        z = grid(dtype)
+        bad_pair = (z.real.isinf() & z.imag.isnan()) | (z.real.isnan() & z.imag.isinf())
+        z = z[~bad_pair]  # asin/acos/atan there: C99 leaves the sign unspecified (random_programs.NARROWED)
+        for fn in (torch.asinh, torch.acosh, torch.atanh, torch.asin, torch.acos, torch.atan, torch.exp, torch.tanh):
+            got, want = lowered_result(fn, (z,)), fn(z)
+            assert_same_specials(got, want, (z,))
+            if dtype == torch.complex64 or fn is not torch.acos:  # complex128 acos: eager's body is pi/2 - asin
+                assert_matches(got, want)
