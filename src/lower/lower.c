@@ -127,7 +127,9 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
             continue;
         }
         if (!rule) {
-            rf_fail(&L, n, RF_ERR_UNSUPPORTED, "no rule lowers %s on complex values", n->op);
+            const char *why = rf_rule_refusal(n->op);
+            rf_fail(&L, n, RF_ERR_UNSUPPORTED, "no rule lowers %s on complex values%s%s", n->op, why ? ": " : "",
+                    why ? why : "");
             break;
         }
         if ((rule->flags & RF_RULE_FLOATS) && !rf_dtype_is_floating(rf_work_dtype(&L, n))) {

@@ -151,5 +151,7 @@ typedef struct rf_rule_entry {
 const rf_rule_entry *rf_rule_find(const char *op);
 /* NULL when the table is sound, else what is wrong with it (a duplicate op). */
 const char *rf_rule_table_problem(void);
+/* Why a complex op that has no rule is refused on purpose, or NULL when nothing is recorded. */
+const char *rf_rule_refusal(const char *op);
 
 #endif

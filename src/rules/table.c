@@ -12,8 +12,7 @@ static const rf_rule_entry *const families[] = {
     rf_rules_arith,    rf_rules_compare,  rf_rules_construct, rf_rules_convert,  rf_rules_creation,
     rf_rules_factory,  rf_rules_fft_aten, rf_rules_fft_ops,   rf_rules_fft_stft, rf_rules_linalg,
     rf_rules_movement, rf_rules_power,    rf_rules_products,  rf_rules_reduce,   rf_rules_shape,
-    rf_rules_unary,
-    rf_rules_linalg_solve, rf_rules_linalg_export, rf_rules_linalg_spectral, /* linalg families */
+    rf_rules_unary,    rf_rules_linalg_solve, rf_rules_linalg_export, rf_rules_linalg_spectral,
 };
 
 #define NFAMILIES (sizeof families / sizeof families[0])
@@ -71,3 +70,25 @@ int rf_rule_exists(const char *op) { return op && rf_rule_find(op) != NULL; }
 size_t rf_rule_count(void) { return rf_rule_table_problem() ? 0 : table.count; }
 
 const char *rf_rule_name(size_t i) { return i < rf_rule_count() ? table.rows[i]->op : NULL; }
+
+/* Complex ops refused by design, with the reason the user reads in the error. */
+static const struct {
+    const char *op, *why;
+} refusals[] = {
+    {"aten.geqrf.default", "LAPACK's packed Householder form is not lowered (linalg.qr is)"},
+    {"aten.linalg_eig.default", "general eigenvalues: the real embedding holds them together with their conjugates, "
+                                "and no target has a general eigensolver (eigh and svd are lowered)"},
+    {"aten.linalg_eigvals.default", "general eigenvalues: the real embedding holds them together with their "
+                                    "conjugates, and no target has a general eigensolver (eigvalsh is lowered)"},
+    {"aten.linalg_householder_product.default", "LAPACK's packed Householder form is not lowered (linalg.qr is)"},
+    {"aten.linalg_ldl_factor.default", "Bunch-Kaufman LDL^H (1x1 and 2x2 pivot blocks) is not lowered"},
+    {"aten.linalg_ldl_factor_ex.default", "Bunch-Kaufman LDL^H (1x1 and 2x2 pivot blocks) is not lowered"},
+    {"aten.linalg_ldl_solve.default", "Bunch-Kaufman LDL^H (1x1 and 2x2 pivot blocks) is not lowered"},
+    {"aten.ormqr.default", "LAPACK's packed Householder form is not lowered (linalg.qr is)"},
+};
+
+const char *rf_rule_refusal(const char *op) {
+    for (size_t i = 0; op && i < sizeof refusals / sizeof refusals[0]; i++)
+        if (strcmp(refusals[i].op, op) == 0) return refusals[i].why;
+    return NULL;
+}

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import torch
 from opinfo_support import (
+    BASE_TOL,
     ERROR_BY_DESIGN,
     KNOWN_GAP,
+    LINALG_FAMILY,
     LINALG_NOTES,
     MAX_SAMPLES,
     MODES,
@@ -50,7 +52,7 @@ def note(name: str, res: OpResult | None) -> str:
         parts.append(f"{skip.kind}: {skip.reason}")
     if name in UNDEFINED_VALUES:
         parts.append("uninitialised values: shapes and dtypes compared")
-    if name in LINALG_NOTES:  # linalg spectral family
+    if name in LINALG_NOTES:  # linalg family
         parts.append(LINALG_NOTES[name])
     if res is not None:
         if res.untraceable():
@@ -63,6 +65,23 @@ def note(name: str, res: OpResult | None) -> str:
 def torch_release() -> str:
     """major.minor of the running torch, which decides the OpInfo sample sets."""
     return ".".join(torch.__version__.split(".")[:2])
+
+
+def tolerances() -> str:
+    return "; ".join(f"{MODE_TITLES[m]}: rtol {BASE_TOL[m]['rtol']:g}, atol {BASE_TOL[m]['atol']:g}" for m in MODES)
+
+
+def linalg_line(results: dict[str, OpResult], all_names: list[str]) -> str:
+    """The linear algebra family (issue 17): how many of its ops pass every sample in all three modes."""
+    family = [n for n in LINALG_FAMILY if n in all_names]
+    passed = sum(1 for n in family if n in results and results[n].passed)
+    refused = [n for n in family if kind_of(n) == ERROR_BY_DESIGN]
+    return (
+        f"- linear algebra family (decompositions, solvers and the norms and powers that need them): {passed} of "
+        f"{len(family)} pass ({percent(passed, len(family))}); {len(refused)} raise UnsupportedOpError by design "
+        f"({', '.join(f'`{n}`' for n in refused)}), each saying why below. Accuracy: every sample agrees with eager "
+        f"at the tolerances of every other op ({tolerances()}); the notes give each op's method and cost"
+    )
 
 
 def render(results: dict[str, OpResult], all_names: list[str]) -> str:
@@ -87,6 +106,7 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         f"- error by design (raise UnsupportedOpError, tested): {kinds.count(ERROR_BY_DESIGN)} ops",
         f"- not applicable: {kinds.count(NOT_APPLICABLE)} ops",
         f"- FFT family (its own issue, not counted here): {kinds.count(OTHER_ISSUE)} ops",
+        linalg_line(results, all_names),
         "",
         "| op | " + " | ".join(MODE_TITLES[m] for m in MODES) + " | notes |",
         "|---|" + "---|" * len(MODES) + "---|",

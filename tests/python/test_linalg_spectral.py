@@ -225,3 +225,29 @@ def test_qr_reflector_special_cases(dtype: torch.dtype, trunc: bool) -> None:
     a = torch.tensor([[-2.0, 1.0 + 1j, 3.0], [0.0, 0.5j, 1.0], [0.0, 0.0, -4.0 + 2j]], dtype=dtype)
     check(torch.linalg.qr, (a,), truncate_double=trunc)
     check(torch.linalg.qr, (a.mT.contiguous(),), truncate_double=trunc)
+
+
+def _ldl(a: torch.Tensor) -> Any:
+    return torch.linalg.ldl_factor(a + a.mH + 4 * torch.eye(a.shape[-1]))
+
+
+def _householder(a: torch.Tensor) -> Any:
+    return torch.linalg.householder_product(a, a[0, :2])
+
+
+@pytest.mark.parametrize(
+    "fn, why",
+    [
+        (torch.linalg.eigvals, "general eigenvalues"),
+        (torch.linalg.eig, "general eigenvalues"),
+        (torch.geqrf, "packed Householder form"),
+        (_householder, "packed Householder form"),
+        (_ldl, "Bunch-Kaufman"),
+    ],
+)
+def test_refused_linalg_ops_say_why(fn: Callable[..., Any], why: str) -> None:
+    """The ops issue 17 leaves out raise UnsupportedOpError naming the op and the reason, never a wrong number."""
+    a = torch.randn(3, 3, dtype=torch.complex64)
+    gm = make_fx(fn)(a)
+    with pytest.raises(realify.UnsupportedOpError, match=why):
+        realify.lower(gm)
