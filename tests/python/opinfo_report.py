@@ -96,7 +96,7 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         "Measured by `tests/python/test_opinfo.py` (`make coverage` rewrites this file): every OpInfo of "
         "`torch.testing._internal.common_methods_invocations.op_db` that supports complex64 on CPU, up to "
         f"{MAX_SAMPLES} samples per op and dtype, each traced with make_fx, lowered with `realify.lower`, checked "
-        "for complex dtypes and compared with eager PyTorch. Modes: " + ", ".join(MODE_TITLES.values()) + ". "
+        "for complex dtypes and compared with eager PyTorch. Modes: " + "; ".join(MODE_TITLES.values()) + ". "
         "A cell reads `pass` when every sample passed, `raises` when the others raised UnsupportedOpError, with "
         "passing / measured samples.",
         "",
