@@ -258,7 +258,12 @@ def lower_graph_module(
 
 
 def _is_impure(node: fx.Node) -> bool:
-    return node.op in ("placeholder", "output") or node.is_impure()
+    """Kept by dead-code elimination. An op that returns nothing is there for its effect (`_linalg_check_errors`
+    raises on a singular matrix); torch 2.11's `is_impure` does not say so, newer releases do."""
+    if node.op in ("placeholder", "output") or node.is_impure():
+        return True
+    schema = getattr(node.target, "_schema", None)
+    return node.op == "call_function" and schema is not None and not schema.returns
 
 
 def _count_ops(gm: fx.GraphModule) -> int:

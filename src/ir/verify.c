@@ -175,6 +175,11 @@ static void check_signature(verifier *V, const rf_node *n, const rf_op_info *inf
         while (*p == ' ') p++;
     }
     if (V->failed) return;
+    if (info->nresults == RF_SYMBOLIC_RESULT) {
+        if (n->nouts != 1 || n->outs[0]->dtype != RF_DT_SYMINT)
+            vfail(V, "%s makes one symint result", n->op);
+        return;
+    }
     if (info->nresults >= 0 && n->nouts != (size_t)info->nresults) {
         vfail(V, "declares %zu results; %s has %d", n->nouts, n->op, info->nresults);
         return;

@@ -14,11 +14,13 @@
 /* Largest inline "data" constant the parser accepts, in bytes. */
 #define RF_MAX_DATA_BYTES ((size_t)1 << 28)
 
+#define RF_SYMBOLIC_RESULT (-2)
+
 /* What the verifier knows of an op that has a lowering rule. */
 typedef struct rf_op_info {
     const char *op;
     const char *required; /* space-separated required tensor args; "x[]" is a list */
-    int nresults;         /* tensor results; -1: a list of any length */
+    int nresults;         /* tensor results; -1: a list of any length; RF_SYMBOLIC_RESULT: one symbolic int */
 } rf_op_info;
 
 /* The row for `op`, or NULL. */

@@ -6,6 +6,7 @@
 
 #include "fft/plan.h"
 #include "ir/ir.h"
+#include "ir/verify.h"
 #include "lower/lower.h"
 #include "realify.h"
 
@@ -200,6 +201,12 @@ static void test_rule_table(void) {
     CHECK(rf_rule_table_problem() == NULL);
     for (size_t i = 0; i + 1 < n; i++) CHECK(strcmp(rf_rule_name(i), rf_rule_name(i + 1)) < 0);
     CHECK(rf_rule_find("aten.mul.Tensor") != NULL && rf_rule_find("aten.no_such_op.default") == NULL);
+    /* the verifier knows every op a rule lowers: its required tensors and result count */
+    for (size_t i = 0; i < n; i++)
+        if (!rf_op_info_of(rf_rule_name(i))) {
+            fprintf(stderr, "no verifier row for %s\n", rf_rule_name(i));
+            CHECK(0);
+        }
 }
 
 /* ---- FFT plans and inline constants ---- */
