@@ -93,19 +93,6 @@ rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b) {
     return rf_cx_make(re, im);
 }
 
-/* z * z as eager's body computes it, except where x^2 - y^2 is inf - inf (both squares overflow, x and y finite):
- * there (x - y)(x + y) gives the true -inf, +inf or huge value, as eager's fused scalar tail does. */
-rf_cx rf_cx_square(rf_lowering *L, rf_cx z) {
-    rf_cx t = rf_cx_mul(L, z, z);
-    if (z.im_zero) return t;
-    rf_rv d = rf_b_sub(L, z.re, z.im);
-    rf_rv u = rf_b_add(L, z.re, z.im);
-    rf_rv s = rf_b_mul(L, d, u);
-    rf_value *nan = rf_b_isnan(L, t.re); /* one op per statement: the emitted order is the compiler's otherwise */
-    rf_value *lost = rf_b_and(L, nan, cmp(L, "eq", s, s));
-    return rf_cx_make(where(L, lost, s, t.re), t.im);
-}
-
 rf_rv rf_cx_abs(rf_lowering *L, rf_cx a) {
     if (a.im_zero) {
         if (!a.re.v) return rf_num(fabs(a.re.s));

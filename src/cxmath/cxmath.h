@@ -22,8 +22,6 @@ rf_value *rf_cx_im_value(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_add(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_sub(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b);
-/* z * z, finite or infinite where both squares of the parts overflow (see cxmath.c). */
-rf_cx rf_cx_square(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_div(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_neg(rf_lowering *L, rf_cx a);

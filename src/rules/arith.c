@@ -38,12 +38,11 @@ static rf_status mul(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
-/* torch.square is pow(z, 2), which eager computes as z * z; rf_cx_square keeps the true value where the two
- * squares of the parts overflow (eager's vectorised body gives nan there, its scalar tail the value). */
+/* torch.square is pow(z, 2), which eager computes as z * z (bit for bit, inf and nan included). */
 static rf_status square(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
-    rf_set_cx(L, n->outs[0], rf_cx_square(L, z));
+    rf_set_cx(L, n->outs[0], rf_cx_mul(L, z, z));
     return RF_OK;
 }
 

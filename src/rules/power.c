@@ -38,7 +38,7 @@ static rf_status pow_tensor_scalar(rf_lowering *L, const rf_node *n) {
             return publish(L, n, one);
         }
         if (er == 1.0) return publish(L, n, z);
-        if (er == 2.0) return publish(L, n, rf_cx_square(L, z));
+        if (er == 2.0) return publish(L, n, rf_cx_mul(L, z, z));
         if (er == 3.0) return publish(L, n, rf_cx_mul(L, rf_cx_mul(L, z, z), z));
         if (er == 0.5) return publish(L, n, rf_cx_sqrt(L, z));
         if (er == -0.5) return publish(L, n, rf_cx_reciprocal(L, rf_cx_sqrt(L, z)));
