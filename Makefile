@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h pyt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)"
-	$(PY) -m pip install -q pytest expecttest ruff numpy onnx onnxruntime onnxscript mpmath hypothesis
+	$(PY) -m pip install -q pytest pytest-xdist expecttest ruff numpy onnx onnxruntime onnxscript mpmath hypothesis
 	# deploy targets for tests/python/test_deploy_*.py (executorch brings coremltools). Pinning torch keeps pip from
 	# replacing it; where a release does not fit that torch, the deploy tests skip with a reason.
 	$(PY) -m pip install -q executorch openvino "torch==$(TORCH_VERSION)" || echo "deploy-target packages not installed"
@@ -32,8 +32,10 @@ test-c: build-c
 lint: $(STAMP)
 	$(VENV)/bin/ruff check python tests bench examples
 
+# Two workers, one file each at a time: the OpInfo file (the slow one) measures once on its worker.
+PYTEST_WORKERS ?= 2
 test-python: $(STAMP)
-	$(VENV)/bin/pytest -q tests/python
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests/python
 
 test: test-c fuzz-smoke lint test-python
 
