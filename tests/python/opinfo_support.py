@@ -321,6 +321,8 @@ LINALG_NOTES: dict[str, str] = {
         f"pinv {_EMB} (the embedding of the pinv; same cut-offs)",
     ),
     **dict.fromkeys(("linalg.lstsq", "linalg.lstsq.grad_oriented"), f"the same least-squares problem {_EMB}"),
+    "linalg.matrix_sqrth": f"eigh {_EMB}, then Q diag(sqrt(max(w, 0))) Q^T: no vectors to pick (torch 2.15)",
+    "linalg.polar": f"thin svd {_EMB}, then U = W V^H, H = V S V^H: no vectors to pick (torch 2.15)",
     **dict.fromkeys(
         ("linalg.qr", "qr"),
         "complex Householder in real arithmetic with LAPACK's reflectors, 1x the complex op's flops, unrolled over "

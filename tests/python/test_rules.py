@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import realify
 import torch
-from harness import check, rules_to_exercise, traced_ops
+from harness import check, has_op, rules_to_exercise, traced_ops
 from realify import _core
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -452,6 +452,16 @@ def test_rule_table_is_in_c() -> None:
     rules = _core.rules()
     assert len(rules) == len(set(rules))
     assert "aten.view_as_complex.default" in rules and "aten.mul.Tensor" in rules
+
+
+def test_only_rules_of_removed_ops_go_unexercised() -> None:
+    """rules_to_exercise drops a rule only when this torch lacks its op: torch 2.15 removed aten.cholesky and added
+    linalg_matrix_sqrth and linalg_polar (tested on 2.15: test_linalg_spectral.py, golden/linalg_sqrth_polar.rf)."""
+    assert has_op("aten.mul.Tensor") and has_op("prims.convert_element_type.default")
+    assert not has_op("aten.frobnicate.default") and not has_op("aten.mul.NoSuchOverload")
+    rules = _core.rules()
+    new_in_215 = {"aten.linalg_matrix_sqrth.default", "aten.linalg_polar.default"}
+    assert set(rules) - rules_to_exercise(rules) <= {"aten.cholesky.default"} | new_in_215
 
 
 def test_lower_rejects_other_types() -> None:
