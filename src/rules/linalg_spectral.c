@@ -1,5 +1,5 @@
 /* Spectral linear algebra of complex matrices in real arithmetic: eigh, svd,
- * pinv and lstsq through the real embedding phi(X + iY) = [[X, -Y], [Y, X]].
+ * pinv, lstsq, matrix_sqrth and polar through the real embedding phi(X + iY) = [[X, -Y], [Y, X]].
  *
  * phi is a *-homomorphism (phi(AB) = phi(A)phi(B), phi(A^H) = phi(A)^T), so a
  * Hermitian H has a symmetric phi(H) with every eigenvalue doubled, phi(A) has
@@ -485,6 +485,66 @@ static rf_status qr(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* linalg_matrix_sqrth(self) (torch 2.15): phi(sqrt(H)) = sqrt(phi(H)), and
+ * Q diag(sqrt(max(w, 0))) Q^T does not depend on which eigenbasis the real
+ * solver picks for the doubled eigenvalues, so no picking is needed. torch
+ * reads the lower triangle and takes negative eigenvalues as zero. */
+static rf_status matrix_sqrth(rf_lowering *L, const rf_node *n) {
+    if (!outs_ok(L, n, 1)) return rf_status_of(L);
+    rf_dtype w = rf_work_dtype(L, n);
+    mat a = in_mat(L, n, "self", w);
+    RF_CHECK(L);
+    int64_t rows, cols;
+    if (!static_matrix(L, n, a.re, &rows, &cols)) return rf_status_of(L);
+    if (rows != cols) return rf_fail(L, n, RF_ERR_INVALID, "%s: expects square matrices", n->op);
+    int b = a.re->rank - 2;
+    int64_t n2 = 2 * rows, sq[2] = {n2, n2};
+    rf_value lv = shaped(L, a.re, b, 1, &n2), lw = shaped(L, a.re, b, 2, sq);
+    const rf_value *likes[2] = {&lv, &lw};
+    rf_arg args[3] = {{"A", rf_attr_ref(embed(L, hermitize(L, a, 0)))}, {"UPLO", rf_attr_str("L")},
+                      {"compute_v", rf_attr_bool(1)}};
+    rf_node *r = rf_b_node(L, "aten._linalg_eigh.default", 3, args, 2, likes, w, "_emb");
+    rf_value *root = rf_b_unary(L, "aten.sqrt.default", rf_b_fn2(L, "aten.maximum.default", rf_val(r->outs[0]),
+                                                                 rf_num(0.0)).v);
+    rf_value *q = r->outs[1];
+    rf_value *x = mm(L, vmul(L, q, rf_b_unsqueeze(L, root, -2)), tr(L, q)); /* (..., 2n, 2n) */
+    mat out = unembed_rows(L, slice(L, x, -1, 0, rows), rows, -2);
+    rf_set_cx(L, n->outs[0], rf_cx_values(out.re, out.im));
+    RF_CHECK(L);
+    return RF_OK;
+}
+
+/* linalg_polar(A) -> (U, H) (torch 2.15), m >= n: from the thin SVD
+ * A = W S V^H, U = W V^H and H = V S V^H. Both are unique for a full column
+ * rank A, so the real embedding's SVD gives phi(U) and phi(H) whatever its
+ * bases (a rank-deficient A has many U; torch's is one of them). */
+static rf_status polar(rf_lowering *L, const rf_node *n) {
+    if (!outs_ok(L, n, 2)) return rf_status_of(L);
+    rf_dtype w = rf_work_dtype(L, n);
+    mat a = in_mat(L, n, "A", w);
+    RF_CHECK(L);
+    int64_t m, k;
+    if (!static_matrix(L, n, a.re, &m, &k)) return rf_status_of(L);
+    if (m < k)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s: expects at least as many rows as columns, got %lld by %lld",
+                       n->op, (long long)m, (long long)k);
+    int b = a.re->rank - 2;
+    int64_t ushape[2] = {2 * m, 2 * k}, vshape[2] = {2 * k, 2 * k}, sdim = 2 * k;
+    rf_value lu = shaped(L, a.re, b, 2, ushape), ls = shaped(L, a.re, b, 1, &sdim), lv = shaped(L, a.re, b, 2, vshape);
+    const rf_value *likes[3] = {&lu, &ls, &lv};
+    rf_arg args[3] = {{"A", rf_attr_ref(embed(L, a))}, {"full_matrices", rf_attr_bool(0)},
+                      {"compute_uv", rf_attr_bool(1)}};
+    rf_node *r = rf_b_node(L, "aten._linalg_svd.default", 3, args, 3, likes, w, "_emb");
+    rf_value *vh = r->outs[2];
+    rf_value *u = mm(L, r->outs[0], vh);                                                 /* (..., 2m, 2n) */
+    rf_value *h = mm(L, tr(L, vh), vmul(L, rf_b_unsqueeze(L, r->outs[1], -1), vh)); /* (..., 2n, 2n) */
+    mat uo = unembed_rows(L, slice(L, u, -1, 0, k), m, -2), ho = unembed_rows(L, slice(L, h, -1, 0, k), k, -2);
+    rf_set_cx(L, n->outs[0], rf_cx_values(uo.re, uo.im));
+    rf_set_cx(L, n->outs[1], rf_cx_values(ho.re, ho.im));
+    RF_CHECK(L);
+    return RF_OK;
+}
+
 /* linalg spectral family */
 const rf_rule_entry rf_rules_linalg_spectral[] = {
     {"aten._linalg_eigh.default", eigh, RF_RULE_FLOATS},
@@ -492,5 +552,7 @@ const rf_rule_entry rf_rules_linalg_spectral[] = {
     {"aten.linalg_pinv.atol_rtol_tensor", pinv, RF_RULE_FLOATS},
     {"aten.linalg_qr.default", qr, RF_RULE_FLOATS},
     {"aten.linalg_lstsq.default", lstsq, RF_RULE_FLOATS},
+    {"aten.linalg_matrix_sqrth.default", matrix_sqrth, RF_RULE_FLOATS},
+    {"aten.linalg_polar.default", polar, RF_RULE_FLOATS},
     {NULL, NULL, 0},
 };

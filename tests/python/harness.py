@@ -17,6 +17,22 @@ TOL = {
 }
 
 
+def has_op(name: str) -> bool:
+    """Whether this torch release has the op `ns.op.overload` (torch 2.15 removed aten.cholesky, for one)."""
+    obj: Any = torch.ops
+    try:
+        for part in name.split("."):
+            obj = getattr(obj, part)
+    except (AttributeError, RuntimeError):
+        return False
+    return True
+
+
+def rules_to_exercise(rules: list[str]) -> set[str]:
+    """The rules a case can reach here: a rule for an op this torch lacks is exercised on the releases that have it."""
+    return {r for r in rules if has_op(r)}
+
+
 def traced_ops(gm: torch.fx.GraphModule) -> set[str]:
     return {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
 

@@ -251,3 +251,37 @@ def test_refused_linalg_ops_say_why(fn: Callable[..., Any], why: str) -> None:
     gm = make_fx(fn)(a)
     with pytest.raises(realify.UnsupportedOpError, match=why):
         realify.lower(gm)
+
+
+NEW_IN_215 = pytest.mark.skipif(
+    not hasattr(torch.linalg, "polar") or not hasattr(torch.linalg, "matrix_sqrth"),
+    reason="linalg.matrix_sqrth and linalg.polar arrived in torch 2.15 (their C rules: golden/linalg_sqrth_polar.rf)",
+)
+
+
+@NEW_IN_215
+@pytest.mark.parametrize(("dtype", "trunc"), MODES, ids=MODE_IDS)
+@pytest.mark.parametrize("eigs", [[1.0, 1.0, 2.0, 9.0], [-4.0, -1.0, 1.0, 1.0], [0.0] * 4])
+def test_matrix_sqrth(dtype: torch.dtype, trunc: bool, eigs: list[float]) -> None:
+    """Repeated eigenvalues need no picking; a negative one counts as zero in torch, and only the lower triangle
+    is read (the upper one is garbage here)."""
+    torch.manual_seed(5)
+    h = hermitian(4, (2,), dtype, eigs)
+    h = h + torch.triu(torch.randn_like(h), 1)
+    (x,), (xr,) = lowered_run(torch.linalg.matrix_sqrth, (h,), trunc)
+    torch.testing.assert_close(x, xr, **tol(dtype, trunc, 10.0))
+    torch.testing.assert_close(x, x.mH, **tol(dtype, trunc, 10.0))
+
+
+@NEW_IN_215
+@pytest.mark.parametrize(("dtype", "trunc"), MODES, ids=MODE_IDS)
+@pytest.mark.parametrize("shape", [(5, 5), (6, 3), (2, 4, 2), (3, 1)])
+def test_polar(dtype: torch.dtype, trunc: bool, shape: tuple[int, ...]) -> None:
+    torch.manual_seed(6)
+    a = torch.randn(*shape, dtype=dtype)
+    (u, h), (ur, hr) = lowered_run(torch.linalg.polar, (a,), trunc)
+    t = tol(dtype, trunc, 10.0)
+    torch.testing.assert_close(u, ur, **t)
+    torch.testing.assert_close(h, hr, **t)
+    assert_unitary_columns(u, t)
+    torch.testing.assert_close(u @ h, a, **t)

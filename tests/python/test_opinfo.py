@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from harness import rules_to_exercise
 from opinfo_report import DOC_PATH, headline, render, torch_release
 from opinfo_support import (
     ERROR_BY_DESIGN,
@@ -24,6 +25,9 @@ from opinfo_support import (
     kind_of,
     measure,
     measured,
+    seeded_call,
+    shared_stream,
+    trace,
 )
 from realify import _core
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -79,6 +83,41 @@ def test_mutation_of_a_complex_value_is_functionalized() -> None:
     torch.testing.assert_close(torch.view_as_complex(low(torch.view_as_real(z))), fn(z))
 
 
+def test_bernoulli_draws_alike_for_every_float_dtype() -> None:
+    """shared_stream leaves the dtype out of a draw: truncate_double draws a float64 mask as float32."""
+
+    def mask(shape: tuple[int, ...], p: float, dt: torch.dtype) -> torch.Tensor:
+        return torch.empty(shape, dtype=dt).bernoulli_(p)
+
+    for shape, p in (((2, 3, 1, 1), 0.5), ((1000,), 0.3)):
+        dts = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
+        masks = [seeded_call(mask, shape, p, dt) for dt in dts]
+        for m in masks[1:]:
+            assert torch.equal(m.double(), masks[0].double())
+
+
+def _masked(x: torch.Tensor) -> torch.Tensor:  # dropout's shape: a real mask drawn per channel
+    return x * torch.empty(x.shape[:-1] + (1,), dtype=x.real.dtype).bernoulli_(0.3) / 0.7
+
+
+def test_random_draws_are_compared_on_a_shared_stream_only() -> None:
+    """The mechanism behind the dropout OpInfos (torch 2.15), tested on every torch: a lowered graph that draws as
+    eager does gives eager's values under the same seed; one that draws differently, or an unseeded op, is refused."""
+    import realify
+
+    z = torch.randn(4, 6, 5, dtype=torch.complex64)
+    gm = trace(_masked, [z])
+    low = realify.lower(gm)
+    assert shared_stream("nn.functional.dropout2d", gm, low) == ""
+    out = torch.view_as_complex(seeded_call(low, torch.view_as_real(z)))
+    ref = seeded_call(_masked, z)
+    torch.testing.assert_close(out, ref, rtol=0, atol=0)
+    assert 0 < int((ref == 0).all(-1).sum()) < 24  # some channels dropped, some kept: the draws were compared
+    other = trace(lambda x: x * torch.empty(x.shape, dtype=x.real.dtype).bernoulli_(0.3), [z])
+    assert "the lowered graph draws" in shared_stream("nn.functional.dropout2d", gm, realify.lower(other))
+    assert "does not seed" in shared_stream("add", gm, low)
+
+
 def all_measured() -> dict[str, OpResult]:
     for op in OPS:
         result_of(op)
@@ -107,7 +146,7 @@ def test_every_rule_is_exercised() -> None:
     covered = hand_case_ops()
     for res in all_measured().values():
         covered |= res.ops
-    missing = sorted(set(_core.rules()) - covered)
+    missing = sorted(rules_to_exercise(_core.rules()) - covered)
     assert not missing, f"rules that no OpInfo sample and no hand case exercises: {missing}"
 
 
