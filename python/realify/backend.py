@@ -18,6 +18,7 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
 from . import native_fft
+from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, planar_real, unpack
 from .targets import validate_target
@@ -114,7 +115,7 @@ def compile_lowered(
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
-    return ComplexAdapter(compiled, report.signature)
+    return ComplexAdapter(compiled, report.signature, input_view_outputs(gm))
 
 
 def realify_backend(
