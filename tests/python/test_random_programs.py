@@ -118,8 +118,9 @@ def assert_same_aliasing(got: Any, want: torch.Tensor, inputs: list[torch.Tensor
     """torch.compile hands back the caller's tensors: an eager output that is a view of an input must be a view of
     the same input, with the same strides and offset."""
     for x in inputs:
-        if want.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
-            shared = isinstance(got, torch.Tensor) and got.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        ptr = x.untyped_storage().data_ptr()
+        if want.untyped_storage().data_ptr() == ptr:
+            shared = isinstance(got, torch.Tensor) and got.untyped_storage().data_ptr() == ptr
             assert shared, "an output that is a view of an input does not share its storage"
             layout = (got.dtype, got.shape, got.stride(), got.storage_offset())
             assert layout == (want.dtype, want.shape, want.stride(), want.storage_offset()), layout
