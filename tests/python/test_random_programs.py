@@ -8,6 +8,7 @@ REALIFY_RANDOM_SEED=n draws another fixed sequence (for shards run side by side)
 
 from __future__ import annotations
 
+import math
 import os
 import traceback
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import realify
 import torch
 from harness import to_real
 from hypothesis import HealthCheck, Phase, given, note, seed, settings
-from random_programs import Program, Step, programs
+from random_programs import OP_BY_NAME, Program, Step, eager_agrees_with_itself, programs
 from test_edge_values import assert_same_specials, grid, lowered_result
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -274,3 +275,13 @@ def test_elementary_functions_at_infinite_tiny_and_huge_parts() -> None:
             got, want = lowered_result(fn, (z,)), fn(z)
             assert_same_specials(got, want, (z,))
             assert_matches(got, want)
+
+
+def test_sgn_at_an_infinite_part_is_drawn_only_where_body_and_tail_agree() -> None:
+    """Found by the random test: sgn(inf + 0.8j) is nan + nan j in eager's scalar tail, which a two-element
+    complex64 tensor runs wholly in, and nan + 0j in its vector body; realify follows the body. The generator
+    now asks the body too, so such a step is not drawn, and the body's answer is what realify gives."""
+    z = torch.tensor([[complex(math.inf, 0.796875)], [complex(math.nan, math.nan)]], dtype=torch.complex64)
+    assert not eager_agrees_with_itself(OP_BY_NAME["sgn"], None, [z], torch.sgn(z))
+    big = z.repeat(32, 1)
+    assert_matches(lowered_result(torch.sgn, (big,)), torch.sgn(big))
