@@ -97,3 +97,16 @@ def test_acos_on_the_real_axis_signs_its_zero_as_eager(dtype: torch.dtype) -> No
         want = fn(z)
         for g, w in zip(_parts(got), _parts(want), strict=True):
             assert bool(_signs_equal(g, w).all()), (fn.__name__, dtype, g, w)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=["c64", "c128"])
+def test_inverse_sine_keeps_a_tiny_part_at_the_branch_points(dtype: torch.dtype) -> None:
+    """Found through asin(sgn(z)): sgn(1e30 + 1j) is 1 + 1e-30j, and asin there is pi/2 + 1e-15j in eager, where
+    1 - z^2 cancelled to an imaginary part of exactly 0 in realify (asinh near +-i likewise)."""
+    tiny = [1e-30, -1e-30, 1e-20, -3e-12]
+    z = torch.tensor([complex(s, t) for s in (1.0, -1.0) for t in tiny], dtype=dtype)
+    for fn, arg in ((torch.asin, z), (torch.acos, z), (torch.asinh, z * 1j)):
+        got = torch.view_as_complex(realify.lower(make_fx(fn)(arg))(torch.view_as_real(arg)))
+        want = fn(arg)
+        assert bool((got.imag if fn is not torch.asinh else got.real).ne(0).all()), (fn.__name__, got)
+        torch.testing.assert_close(got, want, rtol=1e-5 if dtype == torch.complex64 else 1e-12, atol=0)
