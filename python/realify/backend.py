@@ -18,6 +18,7 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
 from . import native_fft
+from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, planar_real, unpack
 from .targets import validate_target
@@ -93,8 +94,12 @@ def compile_lowered(
     on_lowered: Callable[[CompileEvent], None] | None = None,
     planar: bool = True,
     target: str | None = None,
+    input_views: bool = True,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
+
+    With `input_views` (forward graphs), outputs that are views of complex inputs are the caller's tensors seen
+    through the traced view chain, as aot_autograd needs them (realify._aliases).
 
     With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
     tensors; the C core picks which, and the adapter splits each once and caches the split."""
@@ -114,7 +119,8 @@ def compile_lowered(
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
-    return ComplexAdapter(compiled, report.signature)
+    views = input_view_outputs(gm) if input_views else ([], None)
+    return ComplexAdapter(compiled, report.signature, views)
 
 
 def realify_backend(
@@ -146,7 +152,7 @@ def realify_backend(
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
-    def compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
+    def compiler(fx_gm: fx.GraphModule, inputs: list[Any], input_views: bool = True) -> Callable[..., Any]:
         fn = compile_lowered(
             fx_gm,
             inputs,
@@ -156,10 +162,14 @@ def realify_backend(
             on_lowered=on_lowered,
             planar=planar,
             target=target,
+            input_views=input_views,
         )
         return make_boxed_func(fn)
 
-    return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, keep_inference_input_mutations=True)(
+    def bw_compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
+        return compiler(fx_gm, inputs, input_views=False)  # gradients are fresh tensors, never the caller's views
+
+    return aot_autograd(fw_compiler=compiler, bw_compiler=bw_compiler, keep_inference_input_mutations=True)(
         gm, example_inputs
     )
 

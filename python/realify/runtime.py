@@ -121,11 +121,19 @@ class PackedArgCheck:
 class ComplexAdapter:
     """Wraps a callable compiled from a lowered graph so callers use complex tensors."""
 
-    def __init__(self, compiled: Callable[..., Any], sig: Signature) -> None:
+    def __init__(
+        self,
+        compiled: Callable[..., Any],
+        sig: Signature,
+        views: tuple[list[int], Callable[..., Any] | None] = ([], None),
+    ) -> None:
+        """views: the output positions that are views of complex inputs, and a callable computing them from the
+        caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph."""
         self.compiled = compiled
+        self.view_positions, self.view_fn = views
         self.in_plan = [(int(b.position), b.real_dtype) for b in sig.inputs if not b.planar]
         self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
-        self.out_plan = [(int(b.position), b.complex_dtype) for b in sig.outputs]
+        self.out_plan = [(int(b.position), b.complex_dtype) for b in sig.outputs if int(b.position) not in views[0]]
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
@@ -138,16 +146,19 @@ class ComplexAdapter:
             real[i] = cache.get(real[i], dt)
         return real
 
-    def adapt_outputs(self, outs: Any) -> Any:
-        if not self.out_plan:
+    def adapt_outputs(self, outs: Any, args: Sequence[Any] = ()) -> Any:
+        if not self.out_plan and self.view_fn is None:
             return outs
         single = not isinstance(outs, (list, tuple))
         res = [outs] if single else list(outs)
         for j, dt in self.out_plan:
             res[j] = pack(res[j], dt)
+        if self.view_fn is not None:
+            for j, v in zip(self.view_positions, self.view_fn(*args), strict=True):
+                res[j] = v
         if single:
             return res[0]
         return type(outs)(res) if isinstance(outs, tuple) else res
 
     def __call__(self, *args: Any) -> Any:
-        return self.adapt_outputs(self.compiled(*self.adapt_inputs(args)))
+        return self.adapt_outputs(self.compiled(*self.adapt_inputs(args)), args)

@@ -71,7 +71,31 @@ UNARY_PLAIN(sinh_rule, rf_cx_sinh)
 UNARY_PLAIN(cosh_rule, rf_cx_cosh)
 UNARY(tanh_rule, rf_cx_tanh)
 UNARY_PLAIN(asin_rule, rf_cx_asin)
-UNARY_PLAIN(acos_rule, rf_cx_acos)
+/* Eager's complex128 acos (c10 and its vector body alike) is the complex difference pi/2 - asin z, whose
+ * imaginary part 0 - Im asin z is +0 where asin's is a zero of either sign; complex64 (and C99) negates it. */
+static rf_cx f_acos_c128(rf_lowering *L, rf_cx z) {
+    rf_cx r = rf_cx_acos(L, z);
+    rf_rv im = rf_cx_im(r);
+    return rf_cx_make(r.re, rf_b_where(L, rf_b_cmp(L, "eq", im, rf_num(0.0)), rf_num(0.0), im));
+}
+
+/* complex64 acos is C99's (glibc), exact where pi/2 - Re asin z cancels, near z = +-1: there take Kahan's
+ * Re acos z = 2 atan2(Re sqrt(1 - z), Re sqrt(1 + z)) (0.5 < |z| < 2). */
+static rf_cx f_acos_c64(rf_lowering *L, rf_cx z) {
+    rf_cx r = rf_cx_acos(L, z);
+    rf_rv y = rf_val(rf_cx_im_value(L, z)); /* a tensor also where z is a promoted real */
+    rf_cx a = rf_cx_sqrt(L, rf_cx_make(rf_b_sub(L, rf_num(1.0), z.re), rf_b_neg(L, y)));
+    rf_cx b = rf_cx_sqrt(L, rf_cx_make(rf_b_add(L, rf_num(1.0), z.re), y));
+    rf_rv k = rf_b_mul(L, rf_b_fn2(L, "aten.atan2.default", a.re, b.re), rf_num(2.0));
+    rf_rv mag = rf_b_fn2(L, "aten.hypot.default", z.re, y);
+    rf_value *near = rf_b_and(L, rf_b_cmp(L, "gt", mag, rf_num(0.5)), rf_b_cmp(L, "lt", mag, rf_num(2.0)));
+    return rf_cx_make(rf_b_where(L, near, k, r.re), r.im);
+}
+
+static rf_status acos_rule(rf_lowering *L, const rf_node *n) {
+    int c128 = n->nouts == 1 && n->outs[0]->dtype == RF_DT_C128;
+    return rf_lower_unary_cx_plain(L, n, c128 ? f_acos_c128 : f_acos_c64);
+}
 UNARY_PLAIN(atan_rule, rf_cx_atan)
 UNARY_PLAIN(asinh_rule, rf_cx_asinh)
 UNARY_PLAIN(acosh_rule, rf_cx_acosh)

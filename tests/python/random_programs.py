@@ -44,14 +44,21 @@ def _classes(t: torch.Tensor) -> torch.Tensor:
     return torch.stack([torch.isnan(t), torch.isinf(t), t == 0, torch.signbit(t) & ~torch.isnan(t)])
 
 
+BODY = 64  # a multiple of every vector width eager uses, in elements
+
+
 def eager_agrees_with_itself(op: Op, param: Any, operands: list[torch.Tensor], result: torch.Tensor) -> bool:
     """Eager's vectorised body and its scalar tail (what a one-element tensor gets) can disagree on the sign of a
     zero, or on nan against a number: neg of a zero part is +0 in the body (0 - x) and -0 in the tail; sgn at an
     infinite part; division (body: scaled ac + bd, tail: Smith's); complex128 acos on the real axis (body:
-    pi/2 - asin). No lowering can follow both, so elementwise steps are drawn only where the two agree."""
+    pi/2 - asin). No lowering can follow both, so elementwise steps are drawn only where the two agree. A small
+    tensor may run wholly in the tail (sgn(inf + 0.8j) is nan + nan j there, nan + 0j in the body), so the body is
+    asked too: every element repeated BODY times, which no vector width leaves to the tail."""
     flat = [x.reshape(-1) for x in operands]
     per_element = torch.stack([op.fn(param, *[x[i : i + 1] for x in flat])[0] for i in range(result.numel())])
-    return bool(torch.equal(_classes(per_element), _classes(result.reshape(-1))))
+    body = op.fn(param, *[x.repeat_interleave(BODY) for x in flat])[::BODY]
+    want = _classes(result.reshape(-1))
+    return bool(torch.equal(_classes(per_element), want) and torch.equal(_classes(body), want))
 
 
 def _scaled_exact(z: Any, s: Any) -> bool:

@@ -83,3 +83,30 @@ def test_rfft_dc_and_nyquist_have_positive_zero_imaginary_parts(n: int) -> None:
     if n % 2 == 0:
         assert torch.equal(torch.signbit(got.imag[..., -1]), torch.signbit(want.imag[..., -1]))
     torch.testing.assert_close(got.angle()[..., 0], want.angle()[..., 0], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=["c64", "c128"])
+def test_acos_on_the_real_axis_signs_its_zero_as_eager(dtype: torch.dtype) -> None:
+    """Found by the random test: eager's complex128 acos is pi/2 - asin z as a complex difference, so a zero
+    imaginary part comes out +0 from either sign of zero in z; complex64 follows C99 (-Im asin z)."""
+    re = torch.tensor(REALS, dtype=dtype.to_real())
+    zeros = torch.zeros_like(re)
+    z = torch.cat([torch.complex(re, zeros), torch.complex(re, -zeros)])
+    for fn in (torch.acos, torch.asin):
+        got = torch.view_as_complex(realify.lower(make_fx(fn)(z))(torch.view_as_real(z)))
+        want = fn(z)
+        for g, w in zip(_parts(got), _parts(want), strict=True):
+            assert bool(_signs_equal(g, w).all()), (fn.__name__, dtype, g, w)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=["c64", "c128"])
+def test_inverse_sine_keeps_a_tiny_part_at_the_branch_points(dtype: torch.dtype) -> None:
+    """Found through asin(sgn(z)): sgn(1e30 + 1j) is 1 + 1e-30j, and asin there is pi/2 + 1e-15j in eager, where
+    1 - z^2 cancelled to an imaginary part of exactly 0 in realify (asinh near +-i likewise)."""
+    tiny = [1e-30, -1e-30, 1e-20, -3e-12]
+    z = torch.tensor([complex(s, t) for s in (1.0, -1.0) for t in tiny], dtype=dtype)
+    for fn, arg in ((torch.asin, z), (torch.acos, z), (torch.asinh, z * 1j)):
+        got = torch.view_as_complex(realify.lower(make_fx(fn)(arg))(torch.view_as_real(arg)))
+        want = fn(arg)
+        assert bool((got.imag if fn is not torch.asinh else got.real).ne(0).all()), (fn.__name__, got)
+        torch.testing.assert_close(got, want, rtol=1e-5 if dtype == torch.complex64 else 1e-12, atol=0)
