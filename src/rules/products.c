@@ -26,6 +26,9 @@ static rf_value *real_product(rf_lowering *L, const char *op, const char *an, rf
 /* The complex product op(a, b) of a real bilinear op, shaped like `like`. */
 static rf_cx cx_product(rf_lowering *L, const char *op, const char *an, rf_cx a, const char *bn, rf_cx b,
                         const rf_value *like) {
+    /* a known imaginary part (conj of a real operand: -0) takes part as a tensor like the real part */
+    if (!a.im_zero && !a.im.v) a.im = rf_val(rf_cx_im_value(L, a));
+    if (!b.im_zero && !b.im.v) b.im = rf_val(rf_cx_im_value(L, b));
     rf_value *ar = a.re.v, *br = b.re.v;
     rf_value *re = real_product(L, op, an, ar, bn, br, like, "_rr");
     if (a.im_zero && b.im_zero) return rf_cx_real(rf_val(re));
