@@ -12,6 +12,7 @@
 #include "cxmath/cxmath.h"
 #include "fft/engine.h"
 #include "fft/plan.h"
+#include "ir/verify.h"
 #include "lower/realops.h"
 #include "rules/rules.h"
 
@@ -132,10 +133,17 @@ static rf_value *pad_signal(rf_lowering *L, rf_value *v, const void *arg) {
 static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     const frame_args *fa = arg;
     rf_dim d[3] = {v->dims[0], v->dims[1], {fa->n_fft, NULL}};
-    if (d[1].sym) {
+    /* a static index beyond the constant cap (a very long signal) frames with unfold too */
+    int too_big = !d[1].sym && d[1].size >= fa->n_fft &&
+                  (d[1].size - fa->n_fft) / fa->hop + 1 > (int64_t)(RF_MAX_DATA_BYTES / sizeof(double)) / fa->n_fft;
+    if (d[1].sym || too_big) {
         char sym[200];
-        snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa->n_fft, (long long)fa->hop);
-        d[1].sym = sym;
+        if (d[1].sym) {
+            snprintf(sym, sizeof sym, "(%s - %lld)//%lld + 1", d[1].sym, (long long)fa->n_fft, (long long)fa->hop);
+            d[1].sym = sym;
+        } else {
+            d[1].size = (d[1].size - fa->n_fft) / fa->hop + 1;
+        }
         rf_arg args[4] = {{"self", rf_attr_ref(v)},
                           {"dimension", rf_attr_int(1)},
                           {"size", rf_attr_int(fa->n_fft)},
