@@ -99,8 +99,9 @@ def _ndim(n: int) -> Callable[..., bool]:
 
 
 def _slice(p: tuple[int, int, int], z: torch.Tensor) -> torch.Tensor:
+    # plain subscripts: torch 2.11's dynamo cannot trace a tuple of slices built at run time under dynamic=True
     dim, start, step = p
-    return z[(slice(None),) * dim + (slice(start, None, step),)]
+    return z[start::step] if dim == 0 else z[:, start::step]
 
 
 def _where(p: Any, c: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
