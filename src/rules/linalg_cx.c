@@ -392,3 +392,10 @@ cm rf_lx_from_factor(rf_lowering *L, const rf_node *n, cm f, int upper, int64_t 
     cm fh = rf_lx_cm_conj(L, rf_lx_cm_tr(L, f));
     return upper ? rf_lx_cm_matmul(L, fh, f) : rf_lx_cm_matmul(L, f, fh);
 }
+
+cm rf_lx_lu_rebuild(rf_lowering *L, cm lu, rf_value *pivots, int64_t size, rf_dtype w) {
+    cm lo, up;
+    rf_lx_unpack_lu(L, lu, size, size, &lo, &up);
+    cm p = rf_lx_perm_matrix(L, rf_lx_perm_of_pivots(L, pivots, size, size, lu.re), size, w);
+    return rf_lx_cm_matmul(L, p, rf_lx_cm_matmul(L, lo, up));
+}

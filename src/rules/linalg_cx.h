@@ -90,6 +90,8 @@ cm rf_lx_perm_matrix(rf_lowering *L, rf_value *perm, int64_t m, rf_dtype w);
 rf_value *rf_lx_perm_of_pivots(rf_lowering *L, rf_value *pivots, int64_t m, int64_t k, rf_value *empty);
 /* L (m x k, unit diagonal) and U (k x c) of a packed LU. */
 void rf_lx_unpack_lu(rf_lowering *L, cm lu, int64_t m, int64_t c, cm *lo, cm *up);
+/* A = P L U of a square LU factorisation and its LAPACK pivots (lu_solve rebuilds the matrix to solve). */
+cm rf_lx_lu_rebuild(rf_lowering *L, cm lu, rf_value *pivots, int64_t size, rf_dtype w);
 
 /* Cholesky of Hermitian A from its lower triangle, column by column; info: first non-positive pivot, 1-based. */
 cm rf_lx_chol_lower(rf_lowering *L, cm a, int64_t n, rf_value **info);

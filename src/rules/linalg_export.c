@@ -169,10 +169,7 @@ static rf_status lu_solve(rf_lowering *L, const rf_node *n) {
     if (!rf_lx_is_square(L, n, lu, &size) || !rf_lx_unroll_ok(L, n, size) || !rf_lx_pivots_ok(L, n, piv, size) ||
         !rf_lx_rank_at_least(L, n, b.re, 2, "self"))
         return rf_status_of(L);
-    cm lo, up;
-    rf_lx_unpack_lu(L, lu, size, size, &lo, &up);
-    cm p = rf_lx_perm_matrix(L, rf_lx_perm_of_pivots(L, piv, size, size, lu.re), size, w);
-    cm a = rf_lx_cm_matmul(L, p, rf_lx_cm_matmul(L, lo, up));
+    cm a = rf_lx_lu_rebuild(L, lu, piv, size, w);
     return set_cm(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
 }
 

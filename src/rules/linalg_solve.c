@@ -195,14 +195,18 @@ static int pivoting(rf_lowering *L, const rf_node *n) {
     return 0;
 }
 
-static rf_status linalg_lu_factor_ex(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_work_dtype(L, n);
+/* The pivoted complex LU of the node's `A` (m x c); 0 when refused or failed. */
+static int lu_of_input(rf_lowering *L, const rf_node *n, rf_dtype w, int64_t *m, int64_t *c, lu_res *f) {
     cm a = cm_in(L, n, "A", w);
+    if (!pivoting(L, n) || !rf_lx_mat_size(L, n, a.re, m, c) || !rf_lx_unroll_ok(L, n, *m < *c ? *m : *c)) return 0;
+    rf_lx_lu_factor(L, a, *m, *c, w, f);
+    return 1;
+}
+
+static rf_status linalg_lu_factor_ex(rf_lowering *L, const rf_node *n) {
     int64_t m, c;
-    if (!pivoting(L, n) || !rf_lx_mat_size(L, n, a.re, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c))
-        return rf_status_of(L);
     lu_res f = {0};
-    rf_lx_lu_factor(L, a, m, c, w, &f);
+    if (!lu_of_input(L, n, rf_work_dtype(L, n), &m, &c, &f)) return rf_status_of(L);
     RF_CHECK(L);
     set_cm(L, n->outs[0], f.lu);
     rf_set_real(L, n->outs[1], f.pivots);
@@ -212,12 +216,9 @@ static rf_status linalg_lu_factor_ex(rf_lowering *L, const rf_node *n) {
 
 static rf_status linalg_lu(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "A", w);
     int64_t m, c;
-    if (!pivoting(L, n) || !rf_lx_mat_size(L, n, a.re, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c))
-        return rf_status_of(L);
     lu_res f = {0};
-    rf_lx_lu_factor(L, a, m, c, w, &f);
+    if (!lu_of_input(L, n, w, &m, &c, &f)) return rf_status_of(L);
     cm lo, up;
     rf_lx_unpack_lu(L, f.lu, m, c, &lo, &up);
     RF_CHECK(L);
@@ -254,10 +255,7 @@ static rf_status linalg_lu_solve(rf_lowering *L, const rf_node *n) {
     if (!rf_lx_is_square(L, n, lu, &size) || !rf_lx_unroll_ok(L, n, size) || !rf_lx_pivots_ok(L, n, piv, size) ||
         !rf_lx_rank_at_least(L, n, b.re, 2, "B"))
         return rf_status_of(L);
-    cm lo, up;
-    rf_lx_unpack_lu(L, lu, size, size, &lo, &up);
-    cm p = rf_lx_perm_matrix(L, rf_lx_perm_of_pivots(L, piv, size, size, lu.re), size, w);
-    cm a = rf_lx_cm_matmul(L, p, rf_lx_cm_matmul(L, lo, up));
+    cm a = rf_lx_lu_rebuild(L, lu, piv, size, w);
     int left = rf_opt_bool(n, "left", 1), adj = rf_opt_bool(n, "adjoint", 0);
     cm x = left ? rf_lx_emb_solve_op(L, a, b, size, adj ? 2 : 0)
                 : rf_lx_cm_tr(L, rf_lx_emb_solve_op(L, a, rf_lx_cm_tr(L, b), size, adj ? 3 : 1));
