@@ -21,7 +21,7 @@ from torch.fx import traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-from ._fx_to_ir import const_kind, fetch_attr
+from ._fx_to_ir import const_kind, fetch_attr, install_attr
 from .errors import GraphCaptureError
 
 _COPY = torch.ops.aten.copy_.default
@@ -141,22 +141,9 @@ def _restore(gm: fx.GraphModule, new: fx.GraphModule, targets: list[str], n_inpu
     for n in graph.nodes:
         if n.op == "get_attr":
             owner = gm if n.target in kept else new
-            _install(root, n.target, fetch_attr(owner, n.target), const_kind(owner, n.target))
+            install_attr(root, n.target, fetch_attr(owner, n.target), const_kind(owner, n.target))
     out = fx.GraphModule(root, graph, class_name=type(gm).__name__)
     out.meta.update(gm.meta)
     return out
 
 
-def _install(root: torch.nn.Module, target: str, value: Any, kind: str) -> None:
-    *path, leaf = target.split(".")
-    mod = root
-    for p in path:
-        if not hasattr(mod, p):
-            mod.add_module(p, torch.nn.Module())
-        mod = getattr(mod, p)
-    if kind == "param":
-        mod.register_parameter(leaf, value)
-    elif kind == "buffer":
-        mod.register_buffer(leaf, value)
-    else:
-        setattr(mod, leaf, value)

@@ -307,3 +307,20 @@ def fx_to_ir(gm: fx.GraphModule) -> Translation:
         value_names=t.names,
         ir_nodes=t.ir_nodes,
     )
+
+
+def install_attr(root: torch.nn.Module, target: str, value: Any, kind: str) -> None:
+    """Set the dotted `target` on `root` as a parameter, buffer or plain attribute, adding submodules."""
+    *path, leaf = target.split(".")
+    mod = root
+    for p in path:
+        if not hasattr(mod, p):
+            mod.add_module(p, torch.nn.Module())
+        mod = getattr(mod, p)
+    if kind == "param":
+        param = value if isinstance(value, torch.nn.Parameter) else torch.nn.Parameter(value, value.requires_grad)
+        mod.register_parameter(leaf, param)
+    elif kind == "buffer":
+        mod.register_buffer(leaf, value)
+    else:
+        setattr(mod, leaf, value)

@@ -14,7 +14,7 @@ from torch.utils import _pytree as pytree
 from . import _core, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
 from ._functionalize import functionalize_graph
-from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir
+from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
 from ._signature import Boundary, Signature
@@ -50,20 +50,6 @@ def _raise_lower_error(err: Any, t: Translation) -> None:
     raise RealifyError(f"realify failed on {op} (node {shown!r}) at {where}: {status_name}: {message}") from None
 
 
-def _install(root: torch.nn.Module, target: str, value: torch.Tensor, kind: str) -> None:
-    *path, leaf = target.split(".")
-    mod = root
-    for p in path:
-        if not hasattr(mod, p):
-            mod.add_module(p, torch.nn.Module())
-        mod = getattr(mod, p)
-    if kind == "param":
-        param = value if isinstance(value, torch.nn.Parameter) else torch.nn.Parameter(value, value.requires_grad)
-        mod.register_parameter(leaf, param)
-    elif kind == "buffer":
-        mod.register_buffer(leaf, value)
-    else:
-        setattr(mod, leaf, value)
 
 
 def _real_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
@@ -120,7 +106,7 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
     }
     for c in ir.consts:
         if c.data is not None:  # a constant the C core made (DFT matrices, twiddles): a buffer
-            _install(root, c.target, const_tensor(c, device), "buffer")
+            install_attr(root, c.target, const_tensor(c, device), "buffer")
             rb.env[c.decl.name] = graph.get_attr(c.target)
             continue
         value = fetch_attr(gm, c.target)
@@ -130,7 +116,7 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])
             if c.target in written:  # its real view would write into the input module's complex buffer
                 value = _own_copy(value)
-        _install(root, c.target, value, c.kind)
+        install_attr(root, c.target, value, c.kind)
         rb.env[c.decl.name] = graph.get_attr(c.target)
     origins: dict[fx.Node, fx.Node] = {}
     for n in ir.nodes:
