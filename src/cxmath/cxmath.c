@@ -93,6 +93,27 @@ rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b) {
     return rf_cx_make(re, im);
 }
 
+/* The product as eager computes it for user-level ops: c10's four-product formula even where a part is a known
+ * +0 (a promoted real, a real scalar). x * 0 is -0 for negative x and nan for infinite x, so
+ * (-2 + 0i)^2 = 4 - 0i and (inf + 0i) * 2 = inf + nan i, as in eager; rf_cx_mul scales instead. */
+rf_cx rf_cx_mul_eager(rf_lowering *L, rf_cx a, rf_cx b) {
+    if (!a.im_zero && !b.im_zero) return rf_cx_mul(L, a, b);
+    rf_rv ai = rf_cx_im(a), bi = rf_cx_im(b);
+    rf_rv rr = rf_b_mul(L, a.re, b.re), ii = rf_b_mul(L, ai, bi);
+    rf_rv re = rf_b_sub(L, rr, ii);
+    rf_rv ri = rf_b_mul(L, a.re, bi), ir = rf_b_mul(L, ai, b.re);
+    return rf_cx_make(re, rf_b_add(L, ri, ir));
+}
+
+/* a + alpha b as eager's add kernel computes it: alpha b is a complex product even for alpha = 1, so
+ * (1 + inf i) contributes nan to the real part and -0 - 0i turns into +0 - 0i. */
+rf_cx rf_cx_add_eager(rf_lowering *L, rf_cx a, rf_cx b, rf_cx alpha) {
+    rf_cx ab = rf_cx_mul_eager(L, alpha, b);
+    rf_rv re = rf_b_add(L, a.re, ab.re);
+    if (a.im_zero && ab.im_zero) return rf_cx_real(re);
+    return rf_cx_make(re, rf_b_add(L, rf_cx_im(a), rf_cx_im(ab)));
+}
+
 rf_rv rf_cx_abs(rf_lowering *L, rf_cx a) {
     if (a.im_zero) {
         if (!a.re.v) return rf_num(fabs(a.re.s));

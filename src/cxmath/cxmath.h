@@ -27,6 +27,11 @@ rf_cx rf_cx_reciprocal(rf_lowering *L, rf_cx z);
 rf_cx rf_cx_neg(rf_lowering *L, rf_cx a);
 rf_cx rf_cx_conj(rf_lowering *L, rf_cx a);
 rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s);
+/* Eager's products for user-level ops: the full four-product formula with a known zero part as +0
+ * (rf_cx_mul scales by a real factor instead, which internal uses want), and a + alpha b with alpha b a
+ * complex product even for alpha = 1, as eager's add and sub compute it. */
+rf_cx rf_cx_mul_eager(rf_lowering *L, rf_cx a, rf_cx b);
+rf_cx rf_cx_add_eager(rf_lowering *L, rf_cx a, rf_cx b, rf_cx alpha);
 /* |a|, computed without overflow. */
 rf_rv rf_cx_abs(rf_lowering *L, rf_cx a);
 /* Apply a real bilinear op P: P(a, b) for complex a, b. */

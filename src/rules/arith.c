@@ -3,38 +3,42 @@
 #include "rules/rotary.h"
 #include "rules/rules.h"
 
-/* alpha * x, skipping the multiply when alpha is absent or 1. */
-static rf_cx scaled_by_alpha(rf_lowering *L, const rf_node *n, rf_cx x, rf_dtype w) {
+/* The alpha of add, sub and rsub as the complex factor eager multiplies by (1 when absent); sub and rsub add
+ * -alpha times their subtrahend, and a real alpha's negation keeps a +0 imaginary part. */
+static rf_cx alpha_of(rf_lowering *L, const rf_node *n, rf_dtype w, int negate) {
     const rf_attr *alpha = rf_node_arg(n, "alpha");
-    if (!alpha || alpha->kind == RF_A_NONE || (alpha->kind == RF_A_INT && alpha->i == 1)) return x;
-    return rf_cx_mul(L, x, rf_in_cx(L, n, "alpha", w));
+    rf_cx f = (!alpha || alpha->kind == RF_A_NONE) ? rf_cx_real(rf_num(1.0)) : rf_in_cx(L, n, "alpha", w);
+    if (!negate) return f;
+    if (f.im_zero) return rf_cx_real(rf_b_neg(L, f.re));
+    return rf_cx_make(rf_b_neg(L, f.re), rf_b_neg(L, f.im));
 }
 
 static rf_status add(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    rf_cx a = rf_in_cx(L, n, "self", w), b = scaled_by_alpha(L, n, rf_in_cx(L, n, "other", w), w);
-    rf_set_cx(L, n->outs[0], rf_cx_add(L, a, b));
+    rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
+    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, a, b, alpha_of(L, n, w, 0)));
     return RF_OK;
 }
 
 static rf_status sub(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    rf_cx a = rf_in_cx(L, n, "self", w), b = scaled_by_alpha(L, n, rf_in_cx(L, n, "other", w), w);
-    rf_set_cx(L, n->outs[0], rf_cx_sub(L, a, b));
+    rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
+    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, a, b, alpha_of(L, n, w, 1)));
     return RF_OK;
 }
 
+/* rsub(self, other) is sub(other, self): other + (-alpha) self */
 static rf_status rsub(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    rf_cx a = scaled_by_alpha(L, n, rf_in_cx(L, n, "self", w), w), b = rf_in_cx(L, n, "other", w);
-    rf_set_cx(L, n->outs[0], rf_cx_sub(L, b, a));
+    rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
+    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, b, a, alpha_of(L, n, w, 1)));
     return RF_OK;
 }
 
 static rf_status mul(rf_lowering *L, const rf_node *n) {
     if (rf_lower_rotary(L, n)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
-    rf_set_cx(L, n->outs[0], rf_cx_mul(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
+    rf_set_cx(L, n->outs[0], rf_cx_mul_eager(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;
 }
 
@@ -42,7 +46,7 @@ static rf_status mul(rf_lowering *L, const rf_node *n) {
 static rf_status square(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx z = rf_in_cx(L, n, "self", w);
-    rf_set_cx(L, n->outs[0], rf_cx_mul(L, z, z));
+    rf_set_cx(L, n->outs[0], rf_cx_mul_eager(L, z, z));
     return RF_OK;
 }
 

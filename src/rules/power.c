@@ -38,12 +38,12 @@ static rf_status pow_tensor_scalar(rf_lowering *L, const rf_node *n) {
             return publish(L, n, one);
         }
         if (er == 1.0) return publish(L, n, z);
-        if (er == 2.0) return publish(L, n, rf_cx_mul(L, z, z));
-        if (er == 3.0) return publish(L, n, rf_cx_mul(L, rf_cx_mul(L, z, z), z));
+        if (er == 2.0) return publish(L, n, rf_cx_mul_eager(L, z, z));
+        if (er == 3.0) return publish(L, n, rf_cx_mul_eager(L, rf_cx_mul_eager(L, z, z), z));
         if (er == 0.5) return publish(L, n, rf_cx_sqrt(L, z));
         if (er == -0.5) return publish(L, n, rf_cx_reciprocal(L, rf_cx_sqrt(L, z)));
         if (er == -1.0) return publish(L, n, rf_cx_reciprocal(L, z));
-        if (er == -2.0) return publish(L, n, rf_cx_reciprocal(L, rf_cx_mul(L, z, z)));
+        if (er == -2.0) return publish(L, n, rf_cx_reciprocal(L, rf_cx_mul_eager(L, z, z)));
     }
     rf_cx y = ei == 0.0 ? rf_cx_real(rf_num(er)) : rf_cx_make(rf_num(er), rf_num(ei));
     return publish(L, n, rf_cx_pow(L, z, y));
@@ -87,10 +87,10 @@ static rf_status ldexp_rule(rf_lowering *L, const rf_node *n) {
     if (e.im_zero) { /* torch's ldexp: z * pow(2, e) */
         const char *names[2] = {"self", "exponent"};
         rf_rv xs[2] = {rf_val(rf_b_scalar_tensor(L, 2.0, w)), e.re};
-        return publish(L, n, rf_cx_scale(L, z, rf_val(rf_b_ew(L, "aten.pow.Tensor_Tensor", 2, names, xs, w))));
+        return publish(L, n, rf_cx_mul_eager(L, z, rf_cx_real(rf_val(rf_b_ew(L, "aten.pow.Tensor_Tensor", 2, names, xs, w)))));
     }
     rf_cx ln2 = rf_cx_real(rf_num(log(2.0)));
-    return publish(L, n, rf_cx_mul(L, z, rf_cx_exp(L, rf_cx_mul_c99(L, e, ln2))));
+    return publish(L, n, rf_cx_mul_eager(L, z, rf_cx_exp(L, rf_cx_mul_c99(L, e, ln2))));
 }
 
 const rf_rule_entry rf_rules_power[] = {
