@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|rope|ropex|ropecode|llama|fft|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|llama|fft|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 # Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
@@ -32,6 +32,19 @@ for step in "$@"; do
           --decode-steps 32 --json "$out/tp8b_ws$w.json" 2>&1 | tail -12
       done
       python3 bench/tp_scaling.py "$out"/tp8b_ws*.json --markdown ;;
+    random)  # the random differential test's long run: RANDOM_PROGRAMS over RANDOM_JOBS shards, one report
+      total=${RANDOM_PROGRAMS:-5000}; jobs=${RANDOM_JOBS:-15}; pids=""
+      for k in $(seq 0 $((jobs - 1))); do
+        n=$(( total / jobs + (k < total % jobs) ))
+        OMP_NUM_THREADS=1 REALIFY_RANDOM_PROGRAMS=$n REALIFY_RANDOM_SEED=$((${RANDOM_SEED:-101} + k)) \
+          REALIFY_RANDOM_REPORT="$out/rp-$k.part" timeout "${RANDOM_TIMEOUT:-540}" python3 -m pytest -q \
+          -p no:cacheprovider tests/python/test_random_programs.py -k match_eager > "$out/rp-$k.log" 2>&1 &
+        pids="$pids $!"
+      done
+      for p in $pids; do wait "$p"; done
+      cat "$out"/rp-*.part > "$out/random-programs.txt" 2>/dev/null; rm -f "$out"/rp-*.part
+      for k in $(seq 0 $((jobs - 1))); do echo "shard $k: $(tail -n1 "$out/rp-$k.log")"; done >> "$out/random-programs.txt"
+      rm -f "$out"/rp-*.log; tail -n "$jobs" "$out/random-programs.txt" ;;
     *) echo "unknown step $step" ;;
   esac
 done
