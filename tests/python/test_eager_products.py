@@ -107,7 +107,10 @@ def test_with_a_python_number(name: str, scalar: complex | float, dtype: torch.d
 def test_square_of_a_promoted_negative_real_has_a_negative_zero_imaginary_part() -> None:
     """The random differential test's finding: (-2 + 0i)^2 is 4 - 0i in eager, so its angle is -0, not +0."""
     r = torch.tensor([-2.0, 3.0] * 32)
-    fn: Callable[[torch.Tensor], torch.Tensor] = lambda x: torch.square(x.to(torch.complex64)).angle()
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return torch.square(x.to(torch.complex64)).angle()
+
     got = lowered(fn, r)
     assert torch.signbit(got[0]) and not torch.signbit(got[1])
     assert torch.equal(torch.signbit(got), torch.signbit(fn(r)))
