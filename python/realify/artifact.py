@@ -22,6 +22,7 @@ from torch.utils import _pytree as pytree
 
 from ._lowering import LoweringReport
 from ._signature import Boundary, Signature
+from .errors import RealifyError
 from .runtime import pack, real_input
 
 RECORD_FORMAT = "realify.signature/1"
@@ -221,8 +222,16 @@ def _load_onnx(path: str, providers: list[str] | None) -> ComplexProgram:
     record = json.loads(meta[ONNX_KEY])
     names = [i.name for i in sess.get_inputs()]
     out_spec = pytree.treespec_loads(record["out_spec"]) if record.get("out_spec") else None
+    storage_read = [int(b["position"]) for b in record.get("inputs", []) if b.get("storage")]
 
     def run(flat: list[Any], spec: Any) -> tuple[list[Any], Any]:
+        for i in storage_read:  # a feed holds the tensor's own elements, as_strided reads its storage
+            x = flat[i]
+            if not x.is_contiguous() or x.storage_offset() or x.untyped_storage().nbytes() != x.nbytes:
+                raise RealifyError(
+                    f"{path}: input {i} is read through its storage (as_strided), and an ONNX feed holds only the "
+                    "tensor's own elements: pass a contiguous tensor that is its whole storage (x.clone())"
+                )
         tensors = [x for x in flat if isinstance(x, torch.Tensor)]
         if len(tensors) != len(names):
             raise TypeError(f"{path}: the ONNX model takes {len(names)} tensor inputs, got {len(tensors)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import pytest
 import realify
 import torch
 from realify.runtime import real_arguments, unpack_storage
@@ -118,3 +119,23 @@ def test_exported_program_truncated_verifies_and_loads(tmp_path: Any) -> None:
     record = realify.save(ep2, path)
     assert [b.get("storage", False) for b in record["inputs"]] == [True, False]
     close(realify.load(path)(x, y), ref, **TRUNC_TOL)
+
+
+class _Plain(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return strided(x, y)
+
+
+def test_onnx_refuses_a_storage_read_input_that_is_not_its_own_storage(tmp_path: Any) -> None:
+    """An ONNX feed holds only the tensor's own elements: exact for a tensor that is its whole storage, refused for
+    a view into a larger one (which would silently read other elements)."""
+
+    pytest.importorskip("onnxruntime")
+    _, x, _, y = inputs()
+    own = x.clone()
+    path = os.path.join(tmp_path, "strided.onnx")
+    realify.save(realify.lower(torch.export.export(_Plain(), (own, y)), truncate_double=True), path)
+    prog = realify.load(path)
+    close(prog(own, y), strided(own, y), **TRUNC_TOL)
+    with pytest.raises(realify.RealifyError, match="read through its storage"):
+        prog(x, y)
