@@ -63,6 +63,9 @@ typedef struct rf_lower_options {
  * must remain views of the caller's storage). An input is made planar only when
  * it is read like a table (broadcast against larger operands, as freqs_cis is),
  * so the caller's one-time split pays off. */
+/* Storage-read boundaries. A complex input or constant that a rule reads through its storage (as_strided at
+ * twice the offset and strides) carries `!cNN storage`: the caller passes the [..., 2] view of its whole
+ * storage (view_as_real(x), or the whole storage converted when the component dtype differs), never planar. */
 enum {
     RF_PLANAR_CONSTS = 1u << 0, /* buffers and constants */
     RF_PLANAR_INPUTS = 1u << 1, /* graph inputs */

@@ -27,7 +27,7 @@ static PyObject *take_string(char *s) {
     return r;
 }
 
-/* ---- rf_graph -> Python. A decl is (name, dtype, packed_from|None, shape|None, planar);
+/* ---- rf_graph -> Python. A decl is (name, dtype, packed_from|None, shape|None, planar, storage_read);
  * an attr is None, bool, int, float, complex, str, a list, ("value", name) or
  * ("dtype", name). */
 
@@ -53,8 +53,8 @@ static PyObject *decl_to_py(const rf_value *v) {
         shape = put(shape, (size_t)i, d->sym ? PyUnicode_FromString(d->sym) : PyLong_FromLongLong((long long)d->size));
     }
     if (!shape) return NULL;
-    return Py_BuildValue("(ssNNO)", v->name, rf_dtype_name(v->dtype), dtype_or_none(v->packed_from), shape,
-                         v->planar ? Py_True : Py_False);
+    return Py_BuildValue("(ssNNOO)", v->name, rf_dtype_name(v->dtype), dtype_or_none(v->packed_from), shape,
+                         v->planar ? Py_True : Py_False, v->storage_read ? Py_True : Py_False);
 }
 
 static PyObject *attr_to_py(const rf_attr *a) {

@@ -28,6 +28,7 @@ class Decl:
     packed_from: str | None = None
     shape: list[int | str] | None = None  # None: unknown rank; str: a symbolic size
     planar: bool = False  # with packed_from: laid out [2, ...] (real at [0], imaginary at [1])
+    storage: bool = False  # with packed_from: read through its storage (as_strided), passed as a view of all of it
 
 
 @dataclass
@@ -80,9 +81,9 @@ def _attr(a: Any) -> Any:
     return a
 
 
-def _decl(d: tuple[str, str, str | None, list[int | str] | None, bool]) -> Decl:
-    name, dtype, packed_from, shape, planar = d
-    return Decl(name, dtype, packed_from, shape, planar)
+def _decl(d: tuple[str, str, str | None, list[int | str] | None, bool, bool]) -> Decl:
+    name, dtype, packed_from, shape, planar, storage = d
+    return Decl(name, dtype, packed_from, shape, planar, storage)
 
 
 def read_graph(g: dict[str, Any]) -> IRGraph:

@@ -19,7 +19,7 @@ from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
-from .runtime import PackedArgCheck, unpack
+from .runtime import PackedArgCheck, unpack, unpack_storage
 from .targets import check_target, validate_target
 
 
@@ -52,16 +52,22 @@ def _raise_lower_error(err: Any, t: Translation) -> None:
 
 
 
-def _real_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-    """The [..., 2] form of a complex constant, still a Parameter if it was one."""
-    data = unpack(value.detach(), real_dtype)
+def _real_const(value: torch.Tensor, real_dtype: torch.dtype, storage: bool) -> torch.Tensor:
+    """The [..., 2] form of a complex constant, still a Parameter if it was one; with `storage`, a view of
+    the real form of its whole storage (the graph reads it with as_strided)."""
+    data = (unpack_storage if storage else unpack)(value.detach(), real_dtype)
     if isinstance(value, torch.nn.Parameter):
         return torch.nn.Parameter(data, requires_grad=value.requires_grad)
     return data
 
 
-def _own_copy(value: torch.Tensor) -> torch.Tensor:
-    data = value.detach().clone()
+def _own_copy(value: torch.Tensor, storage: bool) -> torch.Tensor:
+    """A copy of value; with `storage`, of its whole storage, seen with value's geometry (as_strided reads it)."""
+    if storage:
+        whole = torch.as_strided(value.detach(), (value.untyped_storage().nbytes() // value.element_size(),), (1,))
+        data = torch.as_strided(whole.clone(), value.shape, value.stride(), value.storage_offset())
+    else:
+        data = value.detach().clone()
     if isinstance(value, torch.nn.Parameter):
         return torch.nn.Parameter(data, requires_grad=value.requires_grad)
     return data
@@ -113,9 +119,9 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
         if c.decl.packed_from is not None and c.decl.planar:
             value = _planar_const(value, DTYPES_BY_NAME[c.decl.dtype])
         elif c.decl.packed_from is not None:
-            value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])
+            value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype], c.decl.storage)
             if c.target in written:  # its real view would write into the input module's complex buffer
-                value = _own_copy(value)
+                value = _own_copy(value, c.decl.storage)
         install_attr(root, c.target, value, c.kind)
         rb.env[c.decl.name] = graph.get_attr(c.target)
     origins: dict[fx.Node, fx.Node] = {}
@@ -139,7 +145,14 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
     for i, d in enumerate(ir.inputs):
         if d.packed_from:
             sig.inputs.append(
-                Boundary(i, t.placeholders[i].name, DTYPES_BY_NAME[d.packed_from], DTYPES_BY_NAME[d.dtype], d.planar)
+                Boundary(
+                    i,
+                    t.placeholders[i].name,
+                    DTYPES_BY_NAME[d.packed_from],
+                    DTYPES_BY_NAME[d.dtype],
+                    d.planar,
+                    d.storage,
+                )
             )
     for c in ir.consts:
         if c.decl.packed_from:
@@ -150,6 +163,7 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
                     DTYPES_BY_NAME[c.decl.packed_from],
                     DTYPES_BY_NAME[c.decl.dtype],
                     c.decl.planar,
+                    c.decl.storage,
                 )
             )
     decls = {d.name: d for n in ir.nodes for d in n.outs}

@@ -16,6 +16,9 @@ class Boundary:
     complex_dtype: torch.dtype
     real_dtype: torch.dtype
     planar: bool = False  # real [2, ...] (parts along dim 0, contiguous) instead of [..., 2]
+    # read through its storage (as_strided at twice the offset and strides): passed as the [..., 2] view of the
+    # real form of its whole storage (runtime.unpack_storage), which a dtype change converts as a whole
+    storage: bool = False
 
 
 @dataclass

@@ -22,7 +22,8 @@ from torch.utils import _pytree as pytree
 
 from ._lowering import LoweringReport
 from ._signature import Boundary, Signature
-from .runtime import pack, unpack
+from .errors import RealifyError
+from .runtime import pack, real_input
 
 RECORD_FORMAT = "realify.signature/1"
 PT2_EXTRA_FILE = "realify/signature.json"
@@ -42,17 +43,26 @@ def _dtype_name(dt: torch.dtype) -> str:
 
 
 def _boundary_record(b: Boundary) -> dict[str, Any]:
-    return {
+    record = {
         "position": b.position,
         "name": b.name,
         "complex_dtype": _dtype_name(b.complex_dtype),
         "real_dtype": _dtype_name(b.real_dtype),
     }
+    if b.storage:  # read through its storage: the loader passes the real form of the whole storage
+        record["storage"] = True
+    return record
 
 
 def _boundary_from(d: dict[str, Any]) -> Boundary:
     try:
-        return Boundary(d["position"], str(d["name"]), _DTYPES[d["complex_dtype"]], _DTYPES[d["real_dtype"]])
+        return Boundary(
+            d["position"],
+            str(d["name"]),
+            _DTYPES[d["complex_dtype"]],
+            _DTYPES[d["real_dtype"]],
+            storage=bool(d.get("storage", False)),
+        )
     except (KeyError, TypeError) as e:
         raise ValueError(f"malformed realify signature entry {d!r}") from e
 
@@ -178,7 +188,7 @@ class ComplexProgram:
             i = int(b.position)
             if i >= len(flat) or not isinstance(flat[i], torch.Tensor) or not flat[i].is_complex():
                 raise TypeError(f"{self.source}: input {i} ({b.name}) must be a {_dtype_name(b.complex_dtype)} tensor")
-            flat[i] = unpack(flat[i], b.real_dtype)
+            flat[i] = real_input(flat[i], b)
         outs, out_spec = self._run(flat, spec)
         for b in self.signature.outputs:
             outs[int(b.position)] = pack(outs[int(b.position)], b.complex_dtype)
@@ -212,8 +222,16 @@ def _load_onnx(path: str, providers: list[str] | None) -> ComplexProgram:
     record = json.loads(meta[ONNX_KEY])
     names = [i.name for i in sess.get_inputs()]
     out_spec = pytree.treespec_loads(record["out_spec"]) if record.get("out_spec") else None
+    storage_read = [int(b["position"]) for b in record.get("inputs", []) if b.get("storage")]
 
     def run(flat: list[Any], spec: Any) -> tuple[list[Any], Any]:
+        for i in storage_read:  # a feed holds the tensor's own elements, as_strided reads its storage
+            x = flat[i]
+            if not x.is_contiguous() or x.storage_offset() or x.untyped_storage().nbytes() != x.nbytes:
+                raise RealifyError(
+                    f"{path}: input {i} is read through its storage (as_strided), and an ONNX feed holds only the "
+                    "tensor's own elements: pass a contiguous tensor that is its whole storage (x.clone())"
+                )
         tensors = [x for x in flat if isinstance(x, torch.Tensor)]
         if len(tensors) != len(names):
             raise TypeError(f"{path}: the ONNX model takes {len(names)} tensor inputs, got {len(tensors)}")

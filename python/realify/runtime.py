@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from ._signature import Signature
+from ._signature import Boundary, Signature
 from .errors import RealifyError
 
 
@@ -27,9 +27,49 @@ def unpack(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     return r if r.dtype == real_dtype else r.to(real_dtype)
 
 
+def unpack_storage(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+    """The [..., 2] form of an input the lowered graph reads through its storage (`Boundary.storage`: as_strided
+    at twice x's offset and strides): a view, with x's own geometry, of the real form of x's whole storage.
+
+    view_as_real(x) already is one (zero copy). A dtype change (complex128 truncated to float32) or a conj or neg
+    bit makes a copy: of the whole storage, from offset 0 to its end, since as_strided may read any of it (eager
+    as_strided of a conj view reads the conjugated storage, so the whole storage is conjugated alike).
+    """
+    if not (x.is_conj() or x.is_neg()):
+        r = torch.view_as_real(x)
+        if r.dtype == real_dtype:
+            return r
+    n = x.untyped_storage().nbytes() // x.element_size()
+    whole = torch.as_strided(x, (n,), (1,), 0).resolve_conj().resolve_neg()
+    buf = torch.view_as_real(whole).to(real_dtype)
+    return torch.as_strided(buf, (*x.shape, 2), (*(2 * s for s in x.stride()), 1), 2 * x.storage_offset())
+
+
 def planar_real(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     """The planar [2, ...] real form of a complex tensor: real part at [0], imaginary at [1], contiguous."""
     return torch.stack([x.real, x.imag]).to(real_dtype)
+
+
+def real_input(x: torch.Tensor, b: Boundary) -> torch.Tensor:
+    """What the lowered graph takes for the complex argument x at boundary b: planar [2, ...], the view of the
+    converted whole storage (b.storage), or view_as_real(x) converted to b.real_dtype."""
+    if b.planar:
+        return planar_real(x, b.real_dtype)
+    if b.storage:
+        return unpack_storage(x, b.real_dtype)
+    return unpack(x, b.real_dtype)
+
+
+def real_arguments(sig: Signature, args: Sequence[Any]) -> list[Any]:
+    """The arguments of a lowered graph for the original (complex) ones: each complex input of `sig` in the form
+    its boundary asks for (real_input); every other argument as it is. A lowered GraphModule carries its
+    signature in `gm.meta["realify_report"].signature`."""
+    real = list(args)
+    for b in sig.inputs:
+        i = int(b.position)
+        if i < len(real) and isinstance(real[i], torch.Tensor) and real[i].is_complex():
+            real[i] = real_input(real[i], b)
+    return real
 
 
 class PlanarCache:
@@ -131,17 +171,17 @@ class ComplexAdapter:
         caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph."""
         self.compiled = compiled
         self.view_positions, self.view_fn = views
-        self.in_plan = [(int(b.position), b.real_dtype) for b in sig.inputs if not b.planar]
+        self.in_plan = [(int(b.position), b) for b in sig.inputs if not b.planar]
         self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
         self.out_plan = [(int(b.position), b.complex_dtype) for b in sig.outputs if int(b.position) not in views[0]]
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
-        for i, dt in self.in_plan:
+        for i, b in self.in_plan:
             if i >= len(real) or not isinstance(real[i], torch.Tensor) or not real[i].is_complex():
                 got = _describe(real[i]) if i < len(real) else "nothing"
-                raise RealifyError(f"argument {i} must be a complex tensor ({dt} pairs inside), got {got}")
-            real[i] = unpack(real[i], dt)
+                raise RealifyError(f"argument {i} must be a complex tensor ({b.real_dtype} pairs inside), got {got}")
+            real[i] = real_input(real[i], b)
         for i, (dt, cache) in self.planar.items():
             real[i] = cache.get(real[i], dt)
         return real

@@ -51,6 +51,9 @@ typedef struct rf_value {
     const char *const_kind;   /* "param", "buffer" or "constant" */
     rf_dtype packed_from;     /* complex dtype this real [...,2] value carries, or RF_DT_COUNT */
     int planar;               /* with packed_from: the layout is [2, ...] (parts along dim 0) */
+    int storage_read;         /* with packed_from: read through its storage (as_strided at twice the offset and
+                                 strides), so the caller passes the [..., 2] view of the whole storage, converted
+                                 when the dtype changes */
     /* Constants of kind "data" carry their elements inline: little-endian bytes
      * in the dtype's layout, row-major (rf_b_constant makes them). */
     const unsigned char *const_data;

@@ -9,7 +9,9 @@
  *
  * A `!c64` after a type or an output marks a real [..., 2] value that carries a
  * complex64 tensor in view_as_real layout. `!c64 planar` (inputs and constants)
- * marks the layout [2, ...]: real part at [0], imaginary part at [1].
+ * marks the layout [2, ...]: real part at [0], imaginary part at [1]. `!c128 storage`
+ * (inputs and constants) marks a value the graph reads through its storage
+ * (as_strided): the caller passes the [..., 2] view of its whole storage.
  *
  * Constants the lowering makes (DFT matrices, twiddles) carry their elements
  * inline as hex of their little-endian bytes, row-major:
@@ -111,6 +113,7 @@ static void print_type(rf_strbuf *sb, const rf_value *v) {
     rf_sb_putc(sb, ']');
     if (v->packed_from != RF_DT_COUNT) rf_sb_printf(sb, " !%s", rf_dtype_name(v->packed_from));
     if (v->packed_from != RF_DT_COUNT && v->planar) rf_sb_puts(sb, " planar");
+    if (v->packed_from != RF_DT_COUNT && v->storage_read) rf_sb_puts(sb, " storage");
 }
 
 static void print_attr(rf_strbuf *sb, const rf_attr *a) {
@@ -609,6 +612,11 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
         perr(ps, "a planar value needs a leading dimension of size 2");
         return NULL;
     }
+    int storage_read = mark != RF_DT_COUNT && !planar && keyword(ps, "storage");
+    if (storage_read && !is_input && !is_const) {
+        perr(ps, "only a graph input or constant is read through its storage");
+        return NULL;
+    }
     if (rf_graph_name_taken(ps->g, name)) {
         ps->line = line;
         perr(ps, "value %%%s defined twice", name);
@@ -635,6 +643,7 @@ static rf_value *parse_decl(parser *ps, int is_input, int is_const) {
     }
     v->packed_from = mark;
     v->planar = planar;
+    v->storage_read = storage_read;
     return v;
 }
 

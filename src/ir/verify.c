@@ -72,6 +72,10 @@ static void check_type(verifier *V, const rf_value *v) {
         vfail(V, "%%%s carries a mark that is not a complex dtype", v->name);
         return;
     }
+    if (v->storage_read && (v->packed_from == RF_DT_COUNT || v->planar || v->producer)) {
+        vfail(V, "%%%s is read through its storage but is not a packed [..., 2] input or constant", v->name);
+        return;
+    }
     if (!rf_dtype_is_tensor(v->dtype)) {
         if (v->rank != 0) vfail(V, "%%%s: a %s has no shape", v->name, rf_dtype_name(v->dtype));
         return;

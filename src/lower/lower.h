@@ -68,6 +68,11 @@ int rf_cx_known_real(const rf_lowering *L, const rf_value *orig);
 int rf_is_packed_input(const rf_lowering *L, const rf_value *orig);
 /* The packed [..., 2] form of an original complex value. */
 rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig);
+/* The packed form of a complex graph input or constant (rf_is_packed_input) that the rule reads
+ * through its storage (as_strided), marked so: the caller then passes the [..., 2] view of the whole
+ * storage (converted as a whole when the dtype changes), and element k of the complex storage is
+ * at 2k, 2k+1 of the packed one's. */
+rf_value *rf_packed_storage_of(rf_lowering *L, const rf_value *orig);
 /* Maps an attribute of the input graph into the new graph (value refs mapped). */
 rf_attr rf_map_attr(rf_lowering *L, const rf_attr *a);
 

@@ -115,6 +115,16 @@ rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig) {
     return st->packed;
 }
 
+rf_value *rf_packed_storage_of(rf_lowering *L, const rf_value *orig) {
+    if (!rf_is_packed_input(L, orig)) {
+        rf_fail(L, L->cur, RF_ERR_INVALID, "%%%s is not a complex graph input or constant", orig->name);
+        return poison(L);
+    }
+    rf_value *p = L->cx_map[orig->id].packed;
+    p->storage_read = 1;
+    return p;
+}
+
 /* ---- results ---- */
 
 void rf_set_real(rf_lowering *L, const rf_value *orig, rf_value *v) { L->real_map[orig->id] = v; }

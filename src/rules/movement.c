@@ -46,9 +46,11 @@ static int static_ints(const rf_attr *a) {
     return 1;
 }
 
-/* as_strided reads the storage of its input. A complex graph input arrives as
- * its view_as_real view of that storage, where the same element sits at twice
- * the offset and strides; an intermediate value has no such storage here. */
+/* as_strided reads the storage of its input. A complex graph input or constant
+ * read so is marked `storage`: it arrives as the [..., 2] view of its whole
+ * storage (view_as_real, or with truncate_double the whole storage converted),
+ * where the same element sits at twice the offset and strides. An intermediate
+ * value has no such storage here. */
 rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base) {
     const rf_attr *size = rf_node_arg(n, "size"), *stride = rf_node_arg(n, "stride");
     const rf_attr *off = rf_node_arg(n, "storage_offset");
@@ -56,11 +58,9 @@ rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_valu
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a complex tensor and static sizes", n->op);
     if (!rf_is_packed_input(L, base))
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a complex value that is not a graph input", n->op);
-    if (rf_component_of(L, base->dtype) != rf_dtype_component(base->dtype, 0))
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s of a truncated input: its storage is a converted copy", n->op);
     if (off && off->kind != RF_A_INT && off->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a symbolic offset", n->op);
-    rf_value *packed = rf_packed_of(L, base);
+    rf_value *packed = rf_packed_storage_of(L, base);
     const rf_attr *src = rf_node_arg(n, "src");
     rf_arg args[5];
     size_t na = 0;

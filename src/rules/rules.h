@@ -25,8 +25,9 @@ extern const rf_rule_entry rf_rules_unary[];
 extern const rf_rule_entry rf_rules_linalg_solve[]; /* linalg solve family */
 extern const rf_rule_entry rf_rules_linalg_export[]; /* linalg solve family, torch.export forms */
 
-/* as_strided over the storage of a complex graph input (its view_as_real view):
- * of the node's `self`, or of `base`, an input that `self` is a view of. */
+/* as_strided over the storage of a complex graph input or constant (marked `storage`:
+ * the [..., 2] view of its whole storage): of the node's `self`, or of `base`, an
+ * input that `self` is a view of. */
 rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n);
 rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base);
 

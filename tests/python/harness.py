@@ -7,6 +7,7 @@ from typing import Any
 
 import realify
 import torch
+from realify.runtime import real_arguments
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
 
@@ -55,6 +56,13 @@ def to_real(x: Any, truncate_double: bool = False) -> Any:
     return x
 
 
+def lowered_args(lowered: torch.fx.GraphModule, args: Any) -> list[Any]:
+    """The arguments `lowered` (a realify.lower result) takes for the original ones, in the form its signature
+    asks for: view_as_real (cast when truncated), or the real form of the whole storage of an input the graph
+    reads through its storage (as_strided)."""
+    return real_arguments(lowered.meta["realify_report"].signature, args)
+
+
 def compare(out: Any, ref: Any, tol: dict[str, float]) -> None:
     outs, refs = pytree.tree_leaves(out), pytree.tree_leaves(ref)
     assert len(outs) == len(refs)
@@ -85,7 +93,7 @@ def check(
     lowered = realify.lower(gm, truncate_double=truncate_double)
     assert gm.code == code_before, "realify.lower changed its input"
     assert_real_only(lowered)
-    out = lowered(*[to_real(a, truncate_double) for a in args])
+    out = lowered(*lowered_args(lowered, args))
     ref = fn(*args)
     if tol is None:
         dts = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.is_complex()]

@@ -20,7 +20,7 @@ from typing import Any
 
 import realify
 import torch
-from harness import assert_real_only, to_real
+from harness import assert_real_only, lowered_args
 from torch.func import functionalize
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.testing._internal.common_methods_invocations import op_db
@@ -87,15 +87,6 @@ SKIPS: dict[str, Skip] = {
     **_same(ERROR_BY_DESIGN, GENERAL_EIG, "linalg.eig", "linalg.eigvals"),
     **_same(ERROR_BY_DESIGN, PACKED_HOUSEHOLDER, "geqrf", "ormqr", "linalg.householder_product"),
     **_same(ERROR_BY_DESIGN, LDL, "linalg.ldl_factor", "linalg.ldl_factor_ex", "linalg.ldl_solve"),
-    **_same(
-        KNOWN_GAP,
-        "reads the storage of a complex graph input; with truncate_double the input arrives as a converted copy "
-        "with other storage, so truncation raises UnsupportedOpError (c64 and c128 pass)",
-        "as_strided",
-        "as_strided.partial_views",
-        "as_strided_copy",
-        "as_strided_scatter",
-    ),
 }
 
 
@@ -480,7 +471,7 @@ def run_sample(name: str, fn: _Bound, gm: torch.fx.GraphModule, args: list[torch
     if why:
         return SampleResult("mismatch", why[:400])
     try:
-        out = seeded_call(lowered, *[to_real(a, trunc) for a in copy.deepcopy(args)])
+        out = seeded_call(lowered, *lowered_args(lowered, copy.deepcopy(args)))
     except Exception as e:
         return SampleResult("error", f"run: {type(e).__name__}: {str(e)[:300]}")
     ref = fn(*[copy.deepcopy(a) for a in args])
