@@ -226,7 +226,8 @@ static rf_cx div_by_scalar(rf_lowering *L, rf_rv ar, rf_rv ai, double c, double 
 static rf_cx div_by_real(rf_lowering *L, rf_cx a, rf_value *c) {
     rf_rv ar = a.re, ai = rf_cx_im(a);
     rf_rv scl = dvd(L, rf_num(1.0), rf_val(c));
-    rf_rv rat = mul(L, scl, rf_num(0.0));
+    /* rat = 0 / c as a division: 0 * (1 / c) is nan where 1 / c overflows (a subnormal c) */
+    rf_rv rat = dvd(L, rf_val(rf_b_scalar_tensor(L, 0.0, c->dtype)), rf_val(c));
     rf_rv re = a.im_zero ? mul(L, ar, scl) : mul(L, add(L, ar, mul(L, ai, rat)), scl);
     rf_rv im = mul(L, sub(L, ai, mul(L, ar, rat)), scl);
     rf_value *zero = cmp(L, "eq", rf_val(c), rf_num(0.0));

@@ -95,10 +95,11 @@ SCALARS_ADD = [0.0, -0.0, 1.0, 1j, -0.0j]
 EXPONENTS = [0.5, 2, -1, 3, -0.5, 2.5, 1j]
 
 # C99 leaves the sign of the infinite (or zero) part of asin, acos and atan at +-inf + i nan unspecified; glibc
-# and realify pick differently. tanh(+-inf + i nan) is +-1 + 0i, exp(-inf + i nan) is 0 + 0i (so sigmoid and cpow
-# too) and sqrt(-inf + i nan) is nan + inf i, with glibc taking the sign of that zero or infinity from the nan's
-# sign bit, which no op documents (an invalid operation's nan is negative on x86, positive on CUDA) and which no
-# comparison can read (the deployment op sets have no signbit or bit cast).
+# and realify pick differently (catanh(nan +- i inf) signs its zero real part by the nan). tanh(+-inf + i nan) is
+# +-1 + 0i, exp(-inf + i nan) is 0 + 0i (so sigmoid and cpow too) and sqrt(-inf + i nan) is nan + inf i, with
+# glibc taking the sign of that zero or infinity from the nan's sign bit, which no op documents (an invalid
+# operation's nan is negative on x86, positive on CUDA) and which no comparison can read (the deployment op sets
+# have no signbit or bit cast).
 def _no_inf_nan_pair(p: Any, z: torch.Tensor) -> bool:
     re, im = z.real, z.imag
     return not bool(((torch.isinf(re) & torch.isnan(im)) | (torch.isnan(re) & torch.isinf(im))).any())
@@ -114,7 +115,7 @@ def _no_zero_base_cpow(p: Any, z: torch.Tensor) -> bool:
     return _no_inf_nan_pair(p, z) and (p in POW_SPECIAL or not bool((z == 0).any()))
 
 
-NAN_SIGNED = ("acos", "asin", "tanh", "exp", "sigmoid", "sqrt")
+NAN_SIGNED = ("acos", "asin", "atanh", "tanh", "exp", "sigmoid", "sqrt")
 NARROWED: dict[str, Callable[..., bool]] = dict.fromkeys(NAN_SIGNED, _no_inf_nan_pair)
 
 OPS: list[Op] = (

@@ -114,3 +114,13 @@ def test_square_of_a_promoted_negative_real_has_a_negative_zero_imaginary_part()
     got = lowered(fn, r)
     assert torch.signbit(got[0]) and not torch.signbit(got[1])
     assert torch.equal(torch.signbit(got), torch.signbit(fn(r)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["c64", "c128"])
+def test_division_by_a_subnormal_real(dtype: torch.dtype) -> None:
+    """c10 divides by c + 0i with rat = 0 / c and scl = 1 / c: where 1 / c overflows (a subnormal c), the real
+    part is +-inf and the imaginary part 0 * inf = nan, not nan in both (0 * (1 / c) as rat would give)."""
+    tiny = torch.finfo(dtype.to_real()).smallest_normal / 4
+    r = torch.tensor([-tiny, tiny, 2.0, -0.0] * 16, dtype=dtype.to_real())
+    z = torch.tensor([complex(0.92, -0.0), complex(-1.5, 2.0), complex(1.0, 1.0), complex(3.0, 0.0)] * 16, dtype=dtype)
+    assert_matches_eager(lambda a, b: a / b, z, r)
