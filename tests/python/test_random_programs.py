@@ -20,7 +20,7 @@ import realify
 import torch
 from harness import to_real
 from hypothesis import HealthCheck, Phase, given, note, seed, settings
-from random_programs import OP_BY_NAME, Program, Step, eager_agrees_with_itself, programs
+from random_programs import OP_BY_NAME, Program, Step, eager_agrees_with_itself, programs, well_conditioned
 from test_edge_values import assert_same_specials, grid, lowered_result
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -329,3 +329,14 @@ def test_compile_dynamic_is_excused_only_where_torch_compile_differs_too() -> No
     assert torch_compile_agrees(prog, got, want) or _all_match(got, want)
     flipped = (torch.view_as_complex(-torch.view_as_real(got[0])),)
     assert not torch_compile_agrees(prog, flipped, want)
+
+
+def test_ill_conditioned_steps_on_computed_operands_are_not_drawn() -> None:
+    """atanh beside 1 turns eager's FMA-rounded 1 - 3e-47i (realify: 1 + 0i) into 53.8 - 0.79i against inf: such a
+    step is not drawn on a computed operand; a well-conditioned one is, and an input operand is never nudged."""
+    near_one = torch.tensor([complex(1.0, -3.443704360715749e-47)], dtype=torch.complex128)
+    atanh, mul = OP_BY_NAME["atanh"], OP_BY_NAME["mul"]
+    assert not well_conditioned(atanh, None, [near_one], torch.atanh(near_one), computed=[0])
+    assert well_conditioned(atanh, None, [near_one], torch.atanh(near_one), computed=[])
+    z = torch.tensor([complex(0.5, -2.0), complex(3.0, 0.25)], dtype=torch.complex64)
+    assert well_conditioned(mul, None, [z, z], z * z, computed=[0, 1])
