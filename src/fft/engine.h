@@ -32,6 +32,15 @@ int rf_fft_prune_worth(int64_t n, int64_t k, int64_t out_size);
 rf_cx rf_fft_c2c_pruned(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign, const rf_fft_keep *keep);
 rf_cx rf_fft_r2c_pruned(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided,
                         const rf_fft_keep *keep);
+/* Inputs that are zero outside the frequencies keep[i] along dims[i]: x holds
+ * only those (keep[i].k entries there; k == 0: all, sizes[i] of them), and a
+ * truncated inverse matrix (k x n) reads them. sizes[i]: the transform length
+ * (the output size; along the c2r dim, last_dim_size/2+1 frequencies). The
+ * c2r weighting is the full one's: Im X at 0 and n/2 is not read. */
+rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd, int sign,
+                        const rf_fft_keep *keep);
+rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd,
+                            int64_t last_dim_size, const rf_fft_keep *keep);
 
 /* The native strategy (native.c): one call of realify.fft_c2c/_r2c/_c2r, our
  * real-layout operators over the platform FFT, instead of DFT matmuls. */

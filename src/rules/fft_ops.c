@@ -97,10 +97,20 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     if (kind == K_IRFFT || kind == K_HFFT) { /* Hermitian half spectrum in, real signal out */
         rf_fft_ctx f = {L, real_out_dtype(L, sv), 0};
         if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-        rf_cx x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        /* an input zero outside some blocks: read those alone */
+        int64_t outs[RF_MAX_RANK];
+        memcpy(outs, shape, nd * sizeof(int64_t));
+        outs[nd - 1] = lds;
+        rf_fft_sparse sp;
+        int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         double outer = prod(shape, nd - 1);
         rf_value *out;
-        if (kind == K_IRFFT) {
+        if (sparse) {
+            out = rf_fft_c2r_sparse(&f, x, dims, shape, nd, lds, sp.keep);
+            rf_fft_sparse_free(&sp);
+            out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
+        } else if (kind == K_IRFFT) {
             out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
             out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
         } else {
@@ -139,9 +149,16 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 0)));
         }
     } else {
-        rf_cx x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
-        y = pruned ? rf_fft_c2c_pruned(&f, x, dims, nd, forward ? -1 : 1, pr.keep)
-                   : rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
+        rf_fft_sparse sp;
+        int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        if (sparse) {
+            y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
+            rf_fft_sparse_free(&sp);
+        } else {
+            y = pruned ? rf_fft_c2c_pruned(&f, x, dims, nd, forward ? -1 : 1, pr.keep)
+                       : rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
+        }
         y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), forward)));
     }
     if (f.oom || !y.re.v) {

@@ -28,4 +28,31 @@ int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, con
 void rf_fft_prune_publish(rf_lowering *L, const rf_node *n, rf_fft_prune *p, rf_cx y);
 void rf_fft_prune_free(rf_fft_prune *p);
 
+
+
+/* ---- inverse side (fft_sparse.c) ---- */
+
+typedef struct sparse_write sparse_write;
+
+typedef struct rf_fft_sparse {
+    size_t nd;
+    int rank;
+    int64_t dims[RF_MAX_RANK], lens[RF_MAX_RANK];
+    rf_fft_keep keep[RF_MAX_RANK]; /* per transformed dim; k == 0: all lens[i] read */
+    int64_t *pos[RF_MAX_RANK];
+    size_t nw;
+    sparse_write *w; /* the nonzero blocks, disjoint */
+} rf_fft_sparse;
+
+/* Plans reading only the nonzero blocks of `x`, the input of node n's
+ * transform over dims, when x is built from a zeros tensor by slice_scatter
+ * (and the slices and copies functionalization makes of slice assignment).
+ * lens[i]: the frequencies the transform reads along dims[i]; outs[i]: its
+ * output length there. 1 and p filled when some dim is worth pruning. */
+int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, const int64_t *lens,
+                       const int64_t *outs, size_t nd, rf_fft_sparse *p);
+/* The compact input: the blocks at their positions among the kept
+ * frequencies, zeros between. */
+rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt);
+void rf_fft_sparse_free(rf_fft_sparse *p);
 #endif

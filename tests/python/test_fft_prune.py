@@ -52,6 +52,11 @@ def pruned(gm: torch.fx.GraphModule) -> bool:
     return any("_keep" in name for name in dft_constants(gm))
 
 
+def sparse_read(gm: torch.fx.GraphModule) -> bool:
+    """An inverse transform reads only some input frequencies (truncated inverse matrices)."""
+    return any("_from" in name for name in dft_constants(gm))
+
+
 def tol(dtype: torch.dtype) -> dict[str, float]:
     return TOL[torch.complex64 if dtype == torch.float32 else torch.complex128]
 
@@ -208,7 +213,11 @@ def test_fno2d_layer(dtype: torch.dtype) -> None:
         ep = realify.lower(torch.export.export(model, (x,)), fft="matmul")
         gm = ep.module()
         assert pruned(gm), dft_constants(gm)
-        assert "dft16_keep8_left" in dft_constants(gm)
+        shapes = dft_constants(gm)
+        assert shapes["dft16_keep8_left"] == (16, 16)  # forward: 8 of 16 rows (cos and sin) from 16 samples
+        assert shapes["dft20_keep5_real"] == (20, 10)  # forward: 5 of 11 columns (re and im) from 20 samples
+        assert shapes["dft16_from8_left_inv"] == (32, 8)  # inverse: 16 rows (cos and sin) from 8 kept rows
+        assert shapes["irdft20_from5"] == (9, 20)  # inverse: re of 5 bins, im of 4 (DC's is not read)
         compare(gm(x), ref, tol(dtype))
 
 
@@ -219,7 +228,106 @@ def test_fno1d_zoo_layer() -> None:
         ref = model(x)
         gm = realify.lower(torch.export.export(model, (x,)), fft="matmul").module()
         assert dft_constants(gm).get("dft32_keep5_real") == (32, 10), dft_constants(gm)
+        assert dft_constants(gm).get("irdft32_from5") == (9, 32), dft_constants(gm)
         compare(gm(x), ref, TOL[torch.complex64])
         traced = realify.lower(make_fx(model)(x), fft="matmul")
         assert pruned(traced)
         compare(traced(to_real(x)), ref, TOL[torch.complex64])
+
+
+def _cx(x: torch.Tensor, k: int, shift: int = 0) -> torch.Tensor:
+    """A complex block of k entries along the last dim, made from x."""
+    return torch.complex(x[..., shift : shift + k], x[..., shift + k : shift + 2 * k].flip(-1))
+
+
+def _blocks_irfft(x: torch.Tensor) -> torch.Tensor:
+    b, n = x.shape
+    z = torch.zeros(b, n // 2 + 1, dtype=_cx(x, 1).dtype)
+    z[:, :3] = _cx(x, 3)  # DC included: its imaginary part is ignored, as irfft does
+    z[:, -2:] = _cx(x, 2, 4)  # Nyquist included
+    return torch.fft.irfft(z, n=n, norm="ortho")
+
+
+def _fno_irfft2(x: torch.Tensor) -> torch.Tensor:
+    b, h, w = x.shape
+    z = torch.zeros(b, h, w // 2 + 1, dtype=_cx(x, 1).dtype)
+    z[:, :3, :4] = _cx(x[:, :3], 4)
+    z[:, -3:, :4] = _cx(x[:, -3:], 4, 2)
+    return torch.fft.irfft2(z, s=(h, w), norm="forward")
+
+
+def _scattered_irfft2(x: torch.Tensor) -> torch.Tensor:  # blocks that do not tile: padded and summed
+    b, h, w = x.shape
+    z = torch.zeros(b, h, w // 2 + 1, dtype=_cx(x, 1).dtype)
+    z[:, :2, :3] = _cx(x[:, :2], 3)
+    z[:, 5:7, 2:4] = _cx(x[:, 5:7], 2, 1)
+    return torch.fft.irfft2(z)
+
+
+def _ifft_band(x: torch.Tensor) -> torch.Tensor:
+    b, n = x.shape
+    z = torch.zeros(b, n, dtype=_cx(x, 1).dtype)
+    z[:, 5:9] = _cx(x, 4)
+    z[:, -3:] = _cx(x, 3, 5)
+    return torch.fft.ifft(z)
+
+
+def _irfftn_3d(x: torch.Tensor) -> torch.Tensor:
+    b, c, h, w = x.shape
+    z = torch.zeros(b, c, h, w // 2 + 1, dtype=_cx(x, 1).dtype)
+    z[:, :2, :2, :3] = _cx(x[:, :2, :2], 3)
+    z[:, -2:, :2, :3] = _cx(x[:, -2:, :2], 3, 1)
+    return torch.fft.irfftn(z, s=(c, h, w), dim=(1, 2, 3))
+
+
+INVERSE_CASES: dict[str, tuple[Callable[[torch.Tensor], Any], tuple[int, ...]]] = {
+    "irfft_dc_nyquist": (_blocks_irfft, (3, 32)),
+    "irfft2_fno": (_fno_irfft2, (2, 16, 12)),
+    "irfft2_scattered": (_scattered_irfft2, (2, 12, 10)),
+    "ifft_bands": (_ifft_band, (2, 24)),
+    "irfftn_3d": (_irfftn_3d, (2, 8, 6, 10)),
+}
+
+
+@pytest.mark.parametrize("mode", ["export", "make_fx"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("case", sorted(INVERSE_CASES))
+def test_sparse_inverse_matches_torch(case: str, dtype: torch.dtype, mode: str) -> None:
+    fn, shape = INVERSE_CASES[case]
+    x = torch.randn(shape, dtype=dtype, generator=torch.Generator().manual_seed(len(case)))
+    lowered = lower(fn, x, mode)
+    assert sparse_read(lowered), f"input read in full: {dft_constants(lowered)}"
+    compare(lowered(x), fn(x), tol(dtype))
+
+
+def test_irfft_ignores_dc_and_nyquist_imaginary_parts() -> None:
+    """The truncated c2r never reads Im X[0] and Im X[n/2]: an inf there leaves the output finite, as in eager."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        inf = torch.full_like(x[:, :1], float("inf"))
+        z = torch.zeros(x.shape[0], 9, dtype=torch.complex64)
+        z[:, :1] = torch.complex(x[:, :1], inf)  # DC
+        z[:, 1:3] = torch.complex(x[:, 1:3], x[:, 3:5])
+        z[:, 8:] = torch.complex(x[:, 5:6], -inf)  # Nyquist
+        return torch.fft.irfft(z, n=16)
+
+    x = torch.randn(2, 6)
+    lowered = lower(fn, x, "export")
+    assert sparse_read(lowered)
+    out, ref = lowered(x), fn(x)
+    assert ref.isfinite().all()
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_overlapping_writes_read_the_full_input() -> None:
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        z = torch.zeros(x.shape[0], 17, dtype=torch.complex128)
+        z[:, :4] = _cx(x, 4)
+        z[:, 2:6] = _cx(x, 4, 3)  # overwrites part of the first block
+        return torch.fft.irfft(z)
+
+    x = torch.randn(2, 32, dtype=torch.float64)
+    for mode in ("export", "make_fx"):
+        lowered = lower(fn, x, mode)
+        assert not sparse_read(lowered), dft_constants(lowered)
+        compare(lowered(x), fn(x), TOL[torch.complex128])
