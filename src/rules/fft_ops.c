@@ -103,7 +103,8 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         outs[nd - 1] = lds;
         rf_fft_sparse sp;
         int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
-        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
+                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         double outer = prod(shape, nd - 1);
         rf_value *out;
         if (sparse) {
@@ -137,7 +138,8 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         }
         x = resize_all(L, rf_cx_values(x, NULL), dims, shape, nd).re.v;
         if (kind == K_RFFT && pruned) {
-            y = rf_cx_scale(L, rf_fft_r2c_pruned(&f, x, dims, nd, 1, pr.keep), rf_num(norm_scale(nm, prod(shape, nd), 1)));
+            y = rf_fft_r2c_pruned(&f, x, dims, nd, 1, pr.keep);
+            y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 1)));
         } else if (kind == K_RFFT) {
             y = rf_cx_scale(L, rf_fft_r2c_dims(&f, x, dims, nd, 1), rf_num(norm_scale(nm, prod(shape, nd), 1)));
         } else if (nd <= 1) {
@@ -151,7 +153,8 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     } else {
         rf_fft_sparse sp;
         int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
-        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
+                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         if (sparse) {
             y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
             rf_fft_sparse_free(&sp);

@@ -122,7 +122,8 @@ static int describe(const rf_value *v, int *budget, wlist *out) {
     if (is_zero_fill(p)) return 1;
     const rf_value *self = value_arg(p, "self");
     int64_t d, a, b;
-    if (!strcmp(p->op, "aten.clone.default") && self && rf_value_same_shape(self, v)) return describe(self, budget, out);
+    if (!strcmp(p->op, "aten.clone.default") && self && rf_value_same_shape(self, v))
+        return describe(self, budget, out);
     if (!strcmp(p->op, "aten.copy.default") && self) { /* self's shape, src's values */
         const rf_value *src = value_arg(p, "src");
         if (src && rf_value_same_shape(src, v)) return describe(src, budget, out);
