@@ -1,7 +1,8 @@
 /* Pruned inverse transforms, the rule side: an irfft2 whose input is a zeros
  * tensor with a few blocks written in (a Fourier neural operator's mixed low
  * modes, out_ft[:, :, :m1, :m2] = ...; functionalization makes slice_scatter,
- * slice and copy of that) reads only the frequencies of those blocks. The
+ * slice and copy of that; or zero pads and cat of the blocks) reads only the
+ * frequencies of those blocks. The
  * blocks are gathered into a compact spectrum over the kept frequencies of
  * each dim, and the transform uses truncated inverse matrices (fft/prune.c).
  * Overlapping blocks, blocks cut by a later write, or any producer not
@@ -114,6 +115,57 @@ static int dense(wlist *out, const rf_value *v) {
     return wl_push(out, v, lo, hi, v->rank);
 }
 
+/* Appends the writes of l shifted by off[d] (d < rank); 0 when a shifted dim is symbolic. */
+static int append_shifted(wlist *out, const wlist *l, int rank, const int64_t *off) {
+    for (size_t i = 0; i < l->n; i++) {
+        if (!wl_push(out, l->w[i].src, l->w[i].lo, l->w[i].hi, rank)) return 0;
+        sparse_write *w = &out->w[out->n - 1];
+        for (int d = 0; d < rank; d++) {
+            if (!off[d]) continue;
+            if (w->hi[d] < 0) return 0;
+            w->lo[d] += off[d], w->hi[d] += off[d];
+        }
+    }
+    return 1;
+}
+
+/* A zero constant pad (F.pad as export keeps it, or constant_pad_nd): the
+ * leading pad per dim in off; 0 when it is anything else. */
+static int zero_pad(const rf_node *p, int rank, int64_t *off) {
+    const rf_attr *pad = rf_node_arg(p, "pad"), *mode = rf_node_arg(p, "mode"), *val = rf_node_arg(p, "value");
+    if (!pad || pad->kind != RF_A_LIST || pad->n % 2 || pad->n > 2 * (size_t)rank) return 0;
+    if (mode && mode->kind != RF_A_NONE && (mode->kind != RF_A_STR || strcmp(mode->s, "constant") != 0)) return 0;
+    int zero = !val || val->kind == RF_A_NONE || (val->kind == RF_A_INT && val->i == 0) ||
+               (val->kind == RF_A_FLOAT && val->f == 0.0);
+    if (!zero) return 0;
+    for (int d = 0; d < rank; d++) off[d] = 0;
+    for (size_t i = 0; i < pad->n; i++)
+        if (pad->items[i].kind != RF_A_INT || pad->items[i].i < 0) return 0; /* a crop: not followed */
+    for (size_t i = 0; i < pad->n / 2; i++) off[rank - 1 - (int)i] = pad->items[2 * i].i;
+    return 1;
+}
+
+static int describe(const rf_value *v, int *budget, wlist *out);
+
+/* cat of the tensors along dim: each one's writes at its offset. */
+static int describe_cat(const rf_node *p, const rf_value *v, int *budget, wlist *out) {
+    const rf_attr *ts = rf_node_arg(p, "tensors");
+    int64_t dim, off[RF_MAX_RANK] = {0};
+    if (!ts || ts->kind != RF_A_LIST || !int_arg(p, "dim", 0, &dim)) return 0;
+    if (dim < 0) dim += v->rank;
+    if (dim < 0 || dim >= v->rank) return 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        const rf_value *t = ts->items[i].kind == RF_A_VALUE ? ts->items[i].value : NULL;
+        if (!t || t->rank != v->rank || t->dims[dim].sym) return 0;
+        wlist l = {0};
+        int ok = describe(t, budget, &l) && append_shifted(out, &l, v->rank, off);
+        wl_free(&l);
+        if (!ok) return 0;
+        off[dim] += t->dims[dim].size;
+    }
+    return 1;
+}
+
 /* The blocks of v over a zero background, in write order. */
 static int describe(const rf_value *v, int *budget, wlist *out) {
     const rf_node *p = v->producer;
@@ -129,6 +181,15 @@ static int describe(const rf_value *v, int *budget, wlist *out) {
         if (src && rf_value_same_shape(src, v)) return describe(src, budget, out);
         return dense(out, v);
     }
+    int64_t off[RF_MAX_RANK];
+    if ((!strcmp(p->op, "aten.pad.default") || !strcmp(p->op, "aten.constant_pad_nd.default")) && self &&
+        self->rank == v->rank && zero_pad(p, v->rank, off)) {
+        wlist in = {0};
+        int ok = describe(self, budget, &in) && append_shifted(out, &in, v->rank, off);
+        wl_free(&in);
+        return ok;
+    }
+    if (!strcmp(p->op, "aten.cat.default")) return describe_cat(p, v, budget, out);
     if (!strcmp(p->op, "aten.slice.Tensor") && self && self->rank == v->rank && slab(p, self, &d, &a, &b)) {
         wlist in = {0};
         int ok = describe(self, budget, &in) && filter(out, &in, v->rank, d, a, b, 1);

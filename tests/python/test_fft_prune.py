@@ -280,12 +280,25 @@ def _irfftn_3d(x: torch.Tensor) -> torch.Tensor:
     return torch.fft.irfftn(z, s=(c, h, w), dim=(1, 2, 3))
 
 
+def _padded_irfft(x: torch.Tensor) -> torch.Tensor:  # F.pad of the kept modes, as FNO code also writes it
+    return torch.fft.irfft(torch.nn.functional.pad(_cx(x, 5), (0, x.shape[-1] // 2 + 1 - 5)), n=x.shape[-1])
+
+
+def _cat_irfft2(x: torch.Tensor) -> torch.Tensor:  # test_fft's SpectralConv2d form: pads and a cat
+    b, h, w = x.shape
+    top = torch.nn.functional.pad(_cx(x[:, :3], 4), (0, w // 2 + 1 - 4, 0, h - 6))
+    bottom = torch.nn.functional.pad(_cx(x[:, -3:], 4, 1), (0, w // 2 + 1 - 4))
+    return torch.fft.irfft2(torch.cat([top, bottom], dim=1), s=(h, w))
+
+
 INVERSE_CASES: dict[str, tuple[Callable[[torch.Tensor], Any], tuple[int, ...]]] = {
     "irfft_dc_nyquist": (_blocks_irfft, (3, 32)),
     "irfft2_fno": (_fno_irfft2, (2, 16, 12)),
     "irfft2_scattered": (_scattered_irfft2, (2, 12, 10)),
     "ifft_bands": (_ifft_band, (2, 24)),
     "irfftn_3d": (_irfftn_3d, (2, 8, 6, 10)),
+    "irfft_padded": (_padded_irfft, (3, 30)),
+    "irfft2_pad_cat": (_cat_irfft2, (2, 12, 14)),
 }
 
 
