@@ -17,6 +17,31 @@ rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, in
 rf_cx rf_fft_r2c_dims(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
 rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
 
+/* Pruned transforms (prune.c): only the outputs listed per dim are computed.
+ * keep[i] lists the kept output indices along dims[i], ascending and unique, in
+ * [0, out_size) (out_size n, or n/2+1 along a onesided last dim); k == 0
+ * keeps them all. A kept dim costs one truncated DFT matmul (n x k); the
+ * result has k entries along it. Unnormalised, like the transforms above. */
+typedef struct rf_fft_keep {
+    int64_t k;
+    const int64_t *idx;
+} rf_fft_keep;
+/* Whether k of the outputs of a length-n transform are cheaper as one truncated
+ * DFT matmul than the full plan. */
+int rf_fft_prune_worth(int64_t n, int64_t k, int64_t out_size);
+rf_cx rf_fft_c2c_pruned(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign, const rf_fft_keep *keep);
+rf_cx rf_fft_r2c_pruned(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided,
+                        const rf_fft_keep *keep);
+/* Inputs that are zero outside the frequencies keep[i] along dims[i]: x holds
+ * only those (keep[i].k entries there; k == 0: all, sizes[i] of them), and a
+ * truncated inverse matrix (k x n) reads them. sizes[i]: the transform length
+ * (the output size; along the c2r dim, last_dim_size/2+1 frequencies). The
+ * c2r weighting is the full one's: Im X at 0 and n/2 is not read. */
+rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd, int sign,
+                        const rf_fft_keep *keep);
+rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd,
+                            int64_t last_dim_size, const rf_fft_keep *keep);
+
 /* The native strategy (native.c): one call of realify.fft_c2c/_r2c/_c2r, our
  * real-layout operators over the platform FFT, instead of DFT matmuls. */
 int rf_fft_native(const rf_fft_ctx *f);

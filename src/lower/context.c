@@ -2,6 +2,7 @@
  * driver read it; rules reach it only through lower.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lower/lower_internal.h"
 
@@ -65,4 +66,17 @@ int rf_value_is_used(const rf_lowering *L, const rf_value *orig) {
     for (size_t i = 0; i < L->in->noutputs; i++)
         if (attr_refs(&L->in->outputs[i], orig)) return 1;
     return 0;
+}
+
+const rf_graph *rf_in_graph(const rf_lowering *L) { return L->in; }
+
+void rf_fuse_node(rf_lowering *L, const rf_node *later) {
+    if (L->fused && later->index < L->in->nnodes && L->in->nodes[later->index] == later) L->fused[later->index] = 1;
+}
+
+void rf_set_unread(rf_lowering *L, const rf_value *orig) {
+    if (!rf_dtype_is_complex(orig->dtype)) return;
+    cx_state *st = &L->cx_map[orig->id];
+    memset(st, 0, sizeof *st);
+    st->unread = 1;
 }

@@ -91,7 +91,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
 /* The rule published a value of the result's kind (complex or real). */
 static int result_set(const rf_lowering *L, const rf_value *o) {
     const cx_state *st = &L->cx_map[o->id];
-    return rf_dtype_is_complex(o->dtype) ? st->re || st->packed : L->real_map[o->id] != NULL;
+    return rf_dtype_is_complex(o->dtype) ? st->re || st->packed || st->unread : L->real_map[o->id] != NULL;
 }
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
@@ -108,9 +108,11 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     size_t nv = in->nvalues ? in->nvalues : 1;
     L.real_map = calloc(nv, sizeof(*L.real_map));
     L.cx_map = calloc(nv, sizeof(*L.cx_map));
-    if (!L.real_map || !L.cx_map) {
+    L.fused = calloc(in->nnodes ? in->nnodes : 1, 1);
+    if (!L.real_map || !L.cx_map || !L.fused) {
         free(L.real_map);
         free(L.cx_map);
+        free(L.fused);
         rf_graph_free(L.out);
         return RF_ERR_NOMEM;
     }
@@ -121,6 +123,13 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     for (size_t i = 0; i < in->nnodes && !L.failed; i++) {
         const rf_node *n = in->nodes[i];
         L.cur = n;
+        if (L.fused[i]) { /* lowered by an earlier node's rule: its results must be there */
+            for (size_t k = 0; k < n->nouts && !L.failed; k++)
+                if (!result_set(&L, n->outs[k]))
+                    rf_fail(&L, n, RF_ERR_INVALID, "%s: fused into an earlier node, but result %%%s has no value",
+                            n->op, n->outs[k]->name);
+            continue;
+        }
         const rf_rule_entry *rule = rf_rule_find(n->op);
         if (!rf_node_touches_complex(n) && !(rule && (rule->flags & RF_RULE_REAL_TOO))) {
             copy_node(&L, n);
@@ -155,6 +164,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     if (!L.failed) rf_planar_boundaries(L.out, L.opt.planar);
     free(L.real_map);
     free(L.cx_map);
+    free(L.fused);
     if (L.failed) {
         rf_graph_free(L.out);
         return L.status;

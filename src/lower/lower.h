@@ -131,6 +131,15 @@ rf_attr rf_attr_of_rv(rf_rv x);
  * real-linear ops), patching complex dtype attributes to the component dtype. */
 rf_status rf_lower_componentwise(rf_lowering *L, const rf_node *n);
 
+/* Fusion. A rule may compute the results of later nodes itself (a pruned FFT
+ * publishes the slices that read it): it sets their results with rf_set_* and
+ * marks them with rf_fuse_node, and the driver then skips them. A result read
+ * only by fused nodes may be marked rf_set_unread: it gets no lowering, and a
+ * read of it fails. */
+const rf_graph *rf_in_graph(const rf_lowering *L);
+void rf_fuse_node(rf_lowering *L, const rf_node *later);
+void rf_set_unread(rf_lowering *L, const rf_value *orig);
+
 /* linalg solve family: whether a value of the input graph is read by a node or is a graph output. */
 int rf_value_is_used(const rf_lowering *L, const rf_value *orig);
 

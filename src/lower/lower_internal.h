@@ -9,6 +9,7 @@ typedef struct cx_state {
     rf_value *re, *im; /* parts, or NULL until derived from `packed` */
     rf_value *packed;  /* interleaved [..., 2] form, or NULL until needed */
     int im_zero;       /* the imaginary part is exactly zero (im is NULL) */
+    int unread;        /* read by fused nodes only: it has no lowering (rf_set_unread) */
 } cx_state;
 
 struct rf_lowering {
@@ -23,6 +24,7 @@ struct rf_lowering {
     const rf_node *cur; /* the node being lowered, for names and errors */
     const char *name_hint; /* overrides cur's name for new values when set */
     rf_value *poison;      /* what failed operand reads return (see rf_status_of) */
+    unsigned char *fused;  /* input node index -> lowered by an earlier node's rule (rf_fuse_node) */
 };
 
 

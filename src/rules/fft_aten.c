@@ -5,6 +5,7 @@
 #include "cxmath/cxmath.h"
 #include "fft/engine.h"
 #include "fft/plan.h"
+#include "rules/fft_prune.h"
 #include "rules/rules.h"
 
 /* ---- _fft_c2c, _fft_r2c, _fft_c2r ---- */
@@ -61,17 +62,36 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
     rf_cx x;
+    /* only some outputs read (slices): compute those alone */
+    int64_t sizes[RF_MAX_RANK];
+    for (size_t i = 0; i < a.ndims; i++) sizes[i] = self->value->dims[a.dims[i]].size;
+    rf_fft_prune pr;
+    int pruned = !rf_fft_native(&f) && rf_fft_prune_plan(L, n, a.dims, sizes, a.ndims, r2c && flag->i, &pr);
     if (r2c) {
         rf_value *xr = rf_in_real(L, n, "self");
-        if (!xr) return RF_ERR_INVALID;
-        if (xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
-        x = rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)flag->i);
+        if (xr && xr->dtype != f.dt) xr = rf_b_cast(L, xr, f.dt);
+        x = pruned ? rf_fft_r2c_pruned(&f, xr, a.dims, a.ndims, (int)flag->i, pr.keep)
+                   : rf_fft_r2c_dims(&f, xr, a.dims, a.ndims, (int)flag->i);
     } else {
-        x = rf_fft_c2c_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, flag->i ? -1 : 1);
+        rf_fft_sparse sp; /* an input zero outside some blocks: read those alone */
+        int sparse = !pruned && !rf_fft_native(&f) &&
+                     rf_fft_sparse_plan(L, self->value, a.dims, sizes, sizes, a.ndims, &sp);
+        rf_cx xc = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : rf_in_cx(L, n, "self", f.dt);
+        if (sparse) {
+            x = rf_fft_c2c_sparse(&f, xc, a.dims, sizes, a.ndims, flag->i ? -1 : 1, sp.keep);
+            rf_fft_sparse_free(&sp);
+        } else {
+            x = pruned ? rf_fft_c2c_pruned(&f, xc, a.dims, a.ndims, flag->i ? -1 : 1, pr.keep)
+                       : rf_fft_c2c_dims(&f, xc, a.dims, a.ndims, flag->i ? -1 : 1);
+        }
     }
     x = rf_cx_scale(L, x, rf_num(norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims))));
-    if (f.oom || !x.re.v) return rf_fft_done(&f, n, 0);
-    rf_set_cx(L, n->outs[0], x);
+    if (f.oom || !x.re.v) {
+        if (pruned) rf_fft_prune_free(&pr);
+        return rf_fft_done(&f, n, 0);
+    }
+    if (pruned) rf_fft_prune_publish(L, n, &pr, x);
+    else rf_set_cx(L, n->outs[0], x);
     return RF_OK;
 }
 
@@ -91,7 +111,19 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
     rf_fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
-    rf_value *out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
+    /* an input zero outside some blocks: read those alone */
+    int64_t lens[RF_MAX_RANK], outs[RF_MAX_RANK];
+    for (size_t i = 0; i < a.ndims; i++) lens[i] = outs[i] = self->value->dims[a.dims[i]].size;
+    lens[a.ndims - 1] = lds->i / 2 + 1;
+    outs[a.ndims - 1] = lds->i;
+    rf_fft_sparse sp;
+    rf_value *out;
+    if (!rf_fft_native(&f) && rf_fft_sparse_plan(L, self->value, a.dims, lens, outs, a.ndims, &sp)) {
+        out = rf_fft_c2r_sparse(&f, rf_fft_sparse_input(L, &sp, f.dt), a.dims, lens, a.ndims, lds->i, sp.keep);
+        rf_fft_sparse_free(&sp);
+    } else {
+        out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
+    }
     double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i);
     out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
     if (f.oom || !out) return rf_fft_done(&f, n, 0);

@@ -10,6 +10,7 @@
 #include "fft/engine.h"
 #include "fft/plan.h"
 #include "lower/realops.h"
+#include "rules/fft_prune.h"
 #include "rules/rules.h"
 
 /* ---- arguments ---- */
@@ -96,10 +97,21 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     if (kind == K_IRFFT || kind == K_HFFT) { /* Hermitian half spectrum in, real signal out */
         rf_fft_ctx f = {L, real_out_dtype(L, sv), 0};
         if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-        rf_cx x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        /* an input zero outside some blocks: read those alone */
+        int64_t outs[RF_MAX_RANK];
+        memcpy(outs, shape, nd * sizeof(int64_t));
+        outs[nd - 1] = lds;
+        rf_fft_sparse sp;
+        int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
+                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         double outer = prod(shape, nd - 1);
         rf_value *out;
-        if (kind == K_IRFFT) {
+        if (sparse) {
+            out = rf_fft_c2r_sparse(&f, x, dims, shape, nd, lds, sp.keep);
+            rf_fft_sparse_free(&sp);
+            out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
+        } else if (kind == K_IRFFT) {
             out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
             out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
         } else {
@@ -115,11 +127,20 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     rf_cx y;
+    /* only some outputs read (slices): compute those alone */
+    rf_fft_prune pr;
+    int pruned = kind != K_IHFFT && !rf_fft_native(&f) && rf_fft_prune_plan(L, n, dims, shape, nd, kind == K_RFFT, &pr);
     if (kind == K_RFFT || kind == K_IHFFT) {
         rf_value *x = real_in(L, n, f.dt);
-        if (!x) return RF_ERR_INVALID;
+        if (!x) {
+            if (pruned) rf_fft_prune_free(&pr);
+            return RF_ERR_INVALID;
+        }
         x = resize_all(L, rf_cx_values(x, NULL), dims, shape, nd).re.v;
-        if (kind == K_RFFT) {
+        if (kind == K_RFFT && pruned) {
+            y = rf_fft_r2c_pruned(&f, x, dims, nd, 1, pr.keep);
+            y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 1)));
+        } else if (kind == K_RFFT) {
             y = rf_cx_scale(L, rf_fft_r2c_dims(&f, x, dims, nd, 1), rf_num(norm_scale(nm, prod(shape, nd), 1)));
         } else if (nd <= 1) {
             y = rf_fft_r2c_dims(&f, x, dims, nd, 1);
@@ -130,12 +151,25 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 0)));
         }
     } else {
-        rf_cx x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
-        y = rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
+        rf_fft_sparse sp;
+        int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
+        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
+                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        if (sparse) {
+            y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
+            rf_fft_sparse_free(&sp);
+        } else {
+            y = pruned ? rf_fft_c2c_pruned(&f, x, dims, nd, forward ? -1 : 1, pr.keep)
+                       : rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
+        }
         y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), forward)));
     }
-    if (f.oom || !y.re.v) return rf_fft_done(&f, n, 0);
-    rf_set_cx(L, n->outs[0], y);
+    if (f.oom || !y.re.v) {
+        if (pruned) rf_fft_prune_free(&pr);
+        return rf_fft_done(&f, n, 0);
+    }
+    if (pruned) rf_fft_prune_publish(L, n, &pr, y);
+    else rf_set_cx(L, n->outs[0], y);
     return RF_OK;
 }
 

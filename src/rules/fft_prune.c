@@ -1,0 +1,204 @@
+/* Pruned forward transforms, the rule side: an FFT whose result is read only
+ * through slices (x_ft[:, :, :m1, :m2] and x_ft[:, :, -m1:, :m2] in a Fourier
+ * neural operator) needs only the union of the sliced ranges per transformed
+ * dim. The transform then computes those outputs alone (fft/prune.c), and its
+ * rule publishes every slice re-indexed into the smaller result; the driver
+ * skips the fused slices. Any other reader (an op, a graph output) keeps the
+ * full transform. */
+#include "rules/fft_prune.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fft/plan.h"
+#include "lower/realops.h"
+
+struct prune_slice {
+    const rf_node *node;
+    int64_t *lo, *hi; /* the box of the original result it reads; hi -1: a full symbolic dim */
+    int publish;      /* read by something other than a fused slice: its value is needed */
+};
+
+void rf_fft_prune_free(rf_fft_prune *p) {
+    for (size_t i = 0; i < p->nd; i++) {
+        free((void *)p->keep[i].idx);
+        free(p->pos[i]);
+    }
+    for (size_t i = 0; i < p->nslices; i++) free(p->slices[i].lo);
+    free(p->slices);
+    memset(p, 0, sizeof *p);
+}
+
+static int refs(const rf_attr *a, const rf_value *v) {
+    if (a->kind == RF_A_VALUE) return a->value == v;
+    if (a->kind == RF_A_LIST)
+        for (size_t i = 0; i < a->n; i++)
+            if (refs(&a->items[i], v)) return 1;
+    return 0;
+}
+
+static int opt_int(const rf_node *n, const char *name, int64_t dflt, int64_t *out) {
+    const rf_attr *a = rf_node_arg(n, name);
+    if (!a || a->kind == RF_A_NONE) {
+        *out = dflt;
+        return 1;
+    }
+    if (a->kind != RF_A_INT) return 0;
+    *out = a->i;
+    return 1;
+}
+
+static int transformed(const rf_fft_prune *p, int64_t d) {
+    for (size_t i = 0; i < p->nd; i++)
+        if (p->dims[i] == d) return 1;
+    return 0;
+}
+
+/* Reads slice u of v (box lo..hi of the result) into a new entry; 0 when u is
+ * not a plain slice of v this analysis follows. */
+static int add_slice(rf_fft_prune *p, const rf_node *u, const rf_value *v, const int64_t *lo, const int64_t *hi) {
+    const rf_attr *self = rf_node_arg(u, "self");
+    if (strcmp(u->op, "aten.slice.Tensor") != 0 || !self || self->kind != RF_A_VALUE || self->value != v ||
+        u->nouts != 1 || u->outs[0]->rank != v->rank)
+        return 0;
+    for (size_t k = 0; k < u->nargs; k++)
+        if (strcmp(u->args[k].name, "self") != 0 && refs(&u->args[k].attr, v)) return 0;
+    int64_t dim, start, end, step;
+    if (!opt_int(u, "dim", 0, &dim) || !opt_int(u, "start", 0, &start) || !opt_int(u, "end", INT64_MAX, &end) ||
+        !opt_int(u, "step", 1, &step) || step != 1)
+        return 0;
+    int rank = v->rank;
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank) return 0;
+    int64_t size = hi[dim] < 0 ? -1 : hi[dim] - lo[dim];
+    if (size < 0) { /* a symbolic dim: only the whole of it */
+        if (start != 0 || end < INT64_MAX / 2 || transformed(p, dim)) return 0;
+    } else {
+        if (start < 0) start += size;
+        if (end < 0) end += size;
+        start = start < 0 ? 0 : (start > size ? size : start);
+        end = end < start ? start : (end > size ? size : end);
+        if (end == start) return 0; /* an empty slice: left to the plain rules */
+    }
+    if (p->nslices == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 8;
+        prune_slice *s = realloc(p->slices, cap * sizeof *s);
+        if (!s) return 0;
+        p->slices = s;
+        p->cap = cap;
+    }
+    int64_t *box = malloc(2 * (size_t)rank * sizeof(int64_t));
+    if (!box) return 0;
+    memcpy(box, lo, (size_t)rank * sizeof(int64_t));
+    memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
+    if (size >= 0) {
+        box[rank + dim] = lo[dim] + end;
+        box[dim] = lo[dim] + start;
+    }
+    p->slices[p->nslices++] = (prune_slice){u, box, box + rank, 0};
+    return 1;
+}
+
+/* Follows the readers of v (box lo..hi): 0 when pruning is off (a reader of
+ * the transform's own result that is not a slice), else 1; `publish` of v's
+ * entry is set when something other than a followed slice reads it. */
+static int follow(const rf_graph *g, rf_fft_prune *p, const rf_value *v, const int64_t *lo, const int64_t *hi,
+                  long self_entry, int depth) {
+    if (depth > 64) return 0;
+    for (size_t i = 0; i < g->noutputs; i++)
+        if (refs(&g->outputs[i], v)) {
+            if (self_entry < 0) return 0;
+            p->slices[self_entry].publish = 1;
+        }
+    size_t from = v->producer ? v->producer->index + 1 : 0;
+    for (size_t i = from; i < g->nnodes; i++) {
+        const rf_node *u = g->nodes[i];
+        int reads = 0;
+        for (size_t k = 0; k < u->nargs && !reads; k++) reads = refs(&u->args[k].attr, v);
+        if (!reads) continue;
+        if (add_slice(p, u, v, lo, hi)) {
+            long e = (long)p->nslices - 1;
+            if (!follow(g, p, u->outs[0], p->slices[e].lo, p->slices[e].hi, e, depth + 1)) return 0;
+            continue;
+        }
+        if (self_entry < 0) return 0;
+        p->slices[self_entry].publish = 1;
+    }
+    return 1;
+}
+
+int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, const int64_t *sizes, size_t nd,
+                      int onesided, rf_fft_prune *p) {
+    memset(p, 0, sizeof *p);
+    const rf_value *out = n->nouts == 1 ? n->outs[0] : NULL;
+    if (!out || out->rank < 1 || out->rank >= RF_MAX_RANK || !nd || nd > (size_t)out->rank) return 0;
+    int64_t outsz[RF_MAX_RANK], lo[RF_MAX_RANK], hi[RF_MAX_RANK];
+    p->nd = nd;
+    for (size_t i = 0; i < nd; i++) {
+        p->dims[i] = dims[i];
+        outsz[i] = (onesided && i == nd - 1) ? sizes[i] / 2 + 1 : sizes[i];
+        if (out->dims[dims[i]].sym || out->dims[dims[i]].size != outsz[i]) return 0;
+    }
+    for (int d = 0; d < out->rank; d++) lo[d] = 0, hi[d] = out->dims[d].sym ? -1 : out->dims[d].size;
+    int any = 0;
+    if (follow(rf_in_graph(L), p, out, lo, hi, -1, 0)) {
+        unsigned char *used = NULL;
+        for (size_t i = 0; i < nd; i++) {
+            int64_t d = dims[i], m = outsz[i], k = 0;
+            used = calloc((size_t)m, 1);
+            if (!used) break;
+            for (size_t s = 0; s < p->nslices; s++)
+                if (p->slices[s].publish)
+                    for (int64_t j = p->slices[s].lo[d]; j < p->slices[s].hi[d]; j++) used[j] = 1;
+            for (int64_t j = 0; j < m; j++) k += used[j];
+            if (rf_fft_prune_worth(sizes[i], k, m)) {
+                int64_t *idx = malloc((size_t)k * sizeof(int64_t)), *pos = malloc((size_t)m * sizeof(int64_t));
+                if (!idx || !pos) {
+                    free(idx);
+                    free(pos);
+                    break;
+                }
+                for (int64_t j = 0, q = 0; j < m; j++) {
+                    pos[j] = used[j] ? q : -1;
+                    if (used[j]) idx[q++] = j;
+                }
+                p->keep[i] = (rf_fft_keep){k, idx};
+                p->pos[i] = pos;
+                any = 1;
+            }
+            free(used);
+            used = NULL;
+        }
+        free(used);
+    }
+    if (!any) rf_fft_prune_free(p);
+    return any;
+}
+
+void rf_fft_prune_publish(rf_lowering *L, const rf_node *n, rf_fft_prune *p, rf_cx y) {
+    rf_set_unread(L, n->outs[0]);
+    for (size_t s = 0; s < p->nslices && rf_status_of(L) == RF_OK; s++) {
+        const prune_slice *e = &p->slices[s];
+        rf_fuse_node(L, e->node);
+        if (!e->publish) {
+            rf_set_unread(L, e->node->outs[0]);
+            continue;
+        }
+        rf_value *re = y.re.v, *im = rf_cx_im_or_null(y);
+        const rf_value *orig = n->outs[0];
+        for (int d = 0; d < orig->rank; d++) {
+            int64_t a = e->lo[d], b = e->hi[d], full = orig->dims[d].size;
+            for (size_t i = 0; i < p->nd; i++)
+                if (p->dims[i] == d && p->keep[i].k) {
+                    full = p->keep[i].k;
+                    b = p->pos[i][a] + (b - a);
+                    a = p->pos[i][a];
+                }
+            if (b < 0 || (a == 0 && b == full)) continue; /* a whole (or symbolic) dim */
+            re = rf_b_slice(L, re, d, a, b);
+            if (im) im = rf_b_slice(L, im, d, a, b);
+        }
+        rf_set_cx(L, e->node->outs[0], rf_cx_values(re, im));
+    }
+    rf_fft_prune_free(p);
+}

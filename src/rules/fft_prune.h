@@ -1,0 +1,58 @@
+/* Which outputs of a forward transform are read (fft_prune.c): the analysis
+ * behind pruned transforms, shared by the rules of fft_aten.c and fft_ops.c. */
+#ifndef REALIFY_RULES_FFT_PRUNE_H
+#define REALIFY_RULES_FFT_PRUNE_H
+
+#include "fft/engine.h"
+
+typedef struct prune_slice prune_slice;
+
+typedef struct rf_fft_prune {
+    size_t nd;
+    rf_fft_keep keep[RF_MAX_RANK]; /* per transformed dim; k == 0: all kept */
+    int64_t *pos[RF_MAX_RANK];     /* original index -> position among the kept, per pruned dim */
+    int64_t dims[RF_MAX_RANK];
+    size_t nslices, cap;
+    prune_slice *slices; /* the slice nodes the transform's result feeds, directly or in chains */
+} rf_fft_prune;
+
+/* Plans pruning for the transform of node n over dims (signal sizes `sizes`;
+ * with `onesided` the last dim keeps sizes/2+1 outputs): 1 when every reader
+ * of n's result is a slice with step 1 (or a chain of them) and some dim is
+ * worth pruning, then p holds the kept outputs per dim; 0 otherwise (p needs
+ * no freeing). */
+int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, const int64_t *sizes, size_t nd,
+                      int onesided, rf_fft_prune *p);
+/* Publishes the results of the slices from y, the pruned transform of n (the
+ * kept outputs), fuses them into n, and frees p. */
+void rf_fft_prune_publish(rf_lowering *L, const rf_node *n, rf_fft_prune *p, rf_cx y);
+void rf_fft_prune_free(rf_fft_prune *p);
+
+
+
+/* ---- inverse side (fft_sparse.c) ---- */
+
+typedef struct sparse_write sparse_write;
+
+typedef struct rf_fft_sparse {
+    size_t nd;
+    int rank;
+    int64_t dims[RF_MAX_RANK], lens[RF_MAX_RANK];
+    rf_fft_keep keep[RF_MAX_RANK]; /* per transformed dim; k == 0: all lens[i] read */
+    int64_t *pos[RF_MAX_RANK];
+    size_t nw;
+    sparse_write *w; /* the nonzero blocks, disjoint */
+} rf_fft_sparse;
+
+/* Plans reading only the nonzero blocks of `x`, the input of node n's
+ * transform over dims, when x is built from a zeros tensor by slice_scatter
+ * (and the slices and copies functionalization makes of slice assignment).
+ * lens[i]: the frequencies the transform reads along dims[i]; outs[i]: its
+ * output length there. 1 and p filled when some dim is worth pruning. */
+int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, const int64_t *lens,
+                       const int64_t *outs, size_t nd, rf_fft_sparse *p);
+/* The compact input: the blocks at their positions among the kept
+ * frequencies, zeros between. */
+rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt);
+void rf_fft_sparse_free(rf_fft_sparse *p);
+#endif

@@ -1,0 +1,386 @@
+/* Pruned inverse transforms, the rule side: an irfft2 whose input is a zeros
+ * tensor with a few blocks written in (a Fourier neural operator's mixed low
+ * modes, out_ft[:, :, :m1, :m2] = ...; functionalization makes slice_scatter,
+ * slice and copy of that; or zero pads and cat of the blocks) reads only the
+ * frequencies of those blocks. The
+ * blocks are gathered into a compact spectrum over the kept frequencies of
+ * each dim, and the transform uses truncated inverse matrices (fft/prune.c).
+ * Overlapping blocks, blocks cut by a later write, or any producer not
+ * understood leave the full transform. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fft/plan.h"
+#include "lower/realops.h"
+#include "rules/fft_prune.h"
+
+struct sparse_write {
+    const rf_value *src; /* the block's values */
+    int64_t *lo, *hi;    /* its box in the described tensor; hi -1: a whole symbolic dim */
+};
+
+typedef struct wlist {
+    size_t n, cap;
+    sparse_write *w;
+} wlist;
+
+static void wl_free(wlist *l) {
+    for (size_t i = 0; i < l->n; i++) free(l->w[i].lo);
+    free(l->w);
+    memset(l, 0, sizeof *l);
+}
+
+static int wl_push(wlist *l, const rf_value *src, const int64_t *lo, const int64_t *hi, int rank) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 4;
+        sparse_write *w = realloc(l->w, cap * sizeof *w);
+        if (!w) return 0;
+        l->w = w;
+        l->cap = cap;
+    }
+    int64_t *box = malloc(2 * (size_t)(rank ? rank : 1) * sizeof(int64_t));
+    if (!box) return 0;
+    memcpy(box, lo, (size_t)rank * sizeof(int64_t));
+    memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
+    l->w[l->n++] = (sparse_write){src, box, box + rank};
+    return 1;
+}
+
+static const rf_value *value_arg(const rf_node *n, const char *name) {
+    const rf_attr *a = rf_node_arg(n, name);
+    return (a && a->kind == RF_A_VALUE) ? a->value : NULL;
+}
+
+static int int_arg(const rf_node *n, const char *name, int64_t dflt, int64_t *out) {
+    const rf_attr *a = rf_node_arg(n, name);
+    if (!a || a->kind == RF_A_NONE) {
+        *out = dflt;
+        return 1;
+    }
+    if (a->kind != RF_A_INT) return 0;
+    *out = a->i;
+    return 1;
+}
+
+static int is_zero_fill(const rf_node *p) {
+    const char *op = p->op;
+    if (!strcmp(op, "aten.zeros.default") || !strcmp(op, "aten.zeros_like.default") ||
+        !strcmp(op, "aten.new_zeros.default"))
+        return 1;
+    if (strcmp(op, "aten.full.default") && strcmp(op, "aten.full_like.default") && strcmp(op, "aten.new_full.default"))
+        return 0;
+    const rf_attr *v = rf_node_arg(p, "fill_value");
+    if (!v) return 0;
+    return ((v->kind == RF_A_INT || v->kind == RF_A_BOOL) && v->i == 0) || (v->kind == RF_A_FLOAT && v->f == 0.0) ||
+           (v->kind == RF_A_COMPLEX && v->f == 0.0 && v->f_im == 0.0);
+}
+
+/* dim, start, end of a step-1 slice or slice_scatter over a static dim of v,
+ * normalised as torch does; 0 otherwise. */
+static int slab(const rf_node *p, const rf_value *v, int64_t *d, int64_t *a, int64_t *b) {
+    int64_t dim, start, end, step;
+    if (!int_arg(p, "dim", 0, &dim) || !int_arg(p, "start", 0, &start) || !int_arg(p, "end", INT64_MAX, &end) ||
+        !int_arg(p, "step", 1, &step) || step != 1 || v->rank < 1)
+        return 0;
+    if (dim < 0) dim += v->rank;
+    if (dim < 0 || dim >= v->rank || v->dims[dim].sym) return 0;
+    int64_t size = v->dims[dim].size;
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = start < 0 ? 0 : (start > size ? size : start);
+    end = end < start ? start : (end > size ? size : end);
+    *d = dim, *a = start, *b = end;
+    return 1;
+}
+
+/* Appends the writes of `in` relative to the slab [a, b) of dim d: those
+ * inside shifted by -a (inside = 1), or those outside unchanged (inside = 0).
+ * 0 when a write straddles the slab's edge. */
+static int filter(wlist *out, const wlist *in, int rank, int64_t d, int64_t a, int64_t b, int inside) {
+    for (size_t i = 0; i < in->n; i++) {
+        sparse_write w = in->w[i];
+        if (w.hi[d] < 0) return 0;
+        int outside = w.hi[d] <= a || w.lo[d] >= b, within = w.lo[d] >= a && w.hi[d] <= b;
+        if (!outside && !within) return 0;
+        if (inside != within) continue;
+        if (!wl_push(out, w.src, w.lo, w.hi, rank)) return 0;
+        if (inside) out->w[out->n - 1].lo[d] -= a, out->w[out->n - 1].hi[d] -= a;
+    }
+    return 1;
+}
+
+static int dense(wlist *out, const rf_value *v) {
+    int64_t lo[RF_MAX_RANK], hi[RF_MAX_RANK];
+    for (int d = 0; d < v->rank; d++) lo[d] = 0, hi[d] = v->dims[d].sym ? -1 : v->dims[d].size;
+    return wl_push(out, v, lo, hi, v->rank);
+}
+
+/* Appends the writes of l shifted by off[d] (d < rank); 0 when a shifted dim is symbolic. */
+static int append_shifted(wlist *out, const wlist *l, int rank, const int64_t *off) {
+    for (size_t i = 0; i < l->n; i++) {
+        if (!wl_push(out, l->w[i].src, l->w[i].lo, l->w[i].hi, rank)) return 0;
+        sparse_write *w = &out->w[out->n - 1];
+        for (int d = 0; d < rank; d++) {
+            if (!off[d]) continue;
+            if (w->hi[d] < 0) return 0;
+            w->lo[d] += off[d], w->hi[d] += off[d];
+        }
+    }
+    return 1;
+}
+
+/* A zero constant pad (F.pad as export keeps it, or constant_pad_nd): the
+ * leading pad per dim in off; 0 when it is anything else. */
+static int zero_pad(const rf_node *p, int rank, int64_t *off) {
+    const rf_attr *pad = rf_node_arg(p, "pad"), *mode = rf_node_arg(p, "mode"), *val = rf_node_arg(p, "value");
+    if (!pad || pad->kind != RF_A_LIST || pad->n % 2 || pad->n > 2 * (size_t)rank) return 0;
+    if (mode && mode->kind != RF_A_NONE && (mode->kind != RF_A_STR || strcmp(mode->s, "constant") != 0)) return 0;
+    int zero = !val || val->kind == RF_A_NONE || (val->kind == RF_A_INT && val->i == 0) ||
+               (val->kind == RF_A_FLOAT && val->f == 0.0);
+    if (!zero) return 0;
+    for (int d = 0; d < rank; d++) off[d] = 0;
+    for (size_t i = 0; i < pad->n; i++)
+        if (pad->items[i].kind != RF_A_INT || pad->items[i].i < 0) return 0; /* a crop: not followed */
+    for (size_t i = 0; i < pad->n / 2; i++) off[rank - 1 - (int)i] = pad->items[2 * i].i;
+    return 1;
+}
+
+static int describe(const rf_value *v, int *budget, wlist *out);
+
+/* cat of the tensors along dim: each one's writes at its offset. */
+static int describe_cat(const rf_node *p, const rf_value *v, int *budget, wlist *out) {
+    const rf_attr *ts = rf_node_arg(p, "tensors");
+    int64_t dim, off[RF_MAX_RANK] = {0};
+    if (!ts || ts->kind != RF_A_LIST || !int_arg(p, "dim", 0, &dim)) return 0;
+    if (dim < 0) dim += v->rank;
+    if (dim < 0 || dim >= v->rank) return 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        const rf_value *t = ts->items[i].kind == RF_A_VALUE ? ts->items[i].value : NULL;
+        if (!t || t->rank != v->rank || t->dims[dim].sym) return 0;
+        wlist l = {0};
+        int ok = describe(t, budget, &l) && append_shifted(out, &l, v->rank, off);
+        wl_free(&l);
+        if (!ok) return 0;
+        off[dim] += t->dims[dim].size;
+    }
+    return 1;
+}
+
+/* The blocks of v over a zero background, in write order. */
+static int describe(const rf_value *v, int *budget, wlist *out) {
+    const rf_node *p = v->producer;
+    if (v->rank < 0 || v->rank >= RF_MAX_RANK || --*budget < 0) return 0; /* a budget: chains may share values */
+    if (!p || p->nouts != 1) return dense(out, v);
+    if (is_zero_fill(p)) return 1;
+    const rf_value *self = value_arg(p, "self");
+    int64_t d, a, b;
+    if (!strcmp(p->op, "aten.clone.default") && self && rf_value_same_shape(self, v))
+        return describe(self, budget, out);
+    if (!strcmp(p->op, "aten.copy.default") && self) { /* self's shape, src's values */
+        const rf_value *src = value_arg(p, "src");
+        if (src && rf_value_same_shape(src, v)) return describe(src, budget, out);
+        return dense(out, v);
+    }
+    int64_t off[RF_MAX_RANK];
+    if ((!strcmp(p->op, "aten.pad.default") || !strcmp(p->op, "aten.constant_pad_nd.default")) && self &&
+        self->rank == v->rank && zero_pad(p, v->rank, off)) {
+        wlist in = {0};
+        int ok = describe(self, budget, &in) && append_shifted(out, &in, v->rank, off);
+        wl_free(&in);
+        return ok;
+    }
+    if (!strcmp(p->op, "aten.cat.default")) return describe_cat(p, v, budget, out);
+    if (!strcmp(p->op, "aten.slice.Tensor") && self && self->rank == v->rank && slab(p, self, &d, &a, &b)) {
+        wlist in = {0};
+        int ok = describe(self, budget, &in) && filter(out, &in, v->rank, d, a, b, 1);
+        wl_free(&in);
+        return ok;
+    }
+    if (!strcmp(p->op, "aten.slice_scatter.default") && self && self->rank == v->rank && slab(p, self, &d, &a, &b)) {
+        const rf_value *src = value_arg(p, "src");
+        if (!src || src->rank != v->rank || src->dims[d].sym || src->dims[d].size != b - a) return dense(out, v);
+        wlist base = {0}, blk = {0};
+        int ok = describe(self, budget, &base) && filter(out, &base, v->rank, d, a, b, 0) &&
+                 describe(src, budget, &blk);
+        for (size_t i = 0; ok && i < blk.n; i++) {
+            ok = wl_push(out, blk.w[i].src, blk.w[i].lo, blk.w[i].hi, v->rank);
+            if (ok) out->w[out->n - 1].lo[d] += a, out->w[out->n - 1].hi[d] += a;
+        }
+        wl_free(&base);
+        wl_free(&blk);
+        return ok;
+    }
+    return dense(out, v);
+}
+
+void rf_fft_sparse_free(rf_fft_sparse *p) {
+    for (size_t i = 0; i < p->nd; i++) {
+        free((void *)p->keep[i].idx);
+        free(p->pos[i]);
+    }
+    wlist l = {p->nw, p->nw, p->w};
+    wl_free(&l);
+    memset(p, 0, sizeof *p);
+}
+
+static int overlap(const sparse_write *a, const sparse_write *b, const rf_fft_sparse *p) {
+    for (size_t i = 0; i < p->nd; i++) {
+        int64_t d = p->dims[i];
+        if (a->hi[d] <= b->lo[d] || b->hi[d] <= a->lo[d]) return 0;
+    }
+    return 1;
+}
+
+int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, const int64_t *lens,
+                       const int64_t *outs, size_t nd, rf_fft_sparse *p) {
+    (void)L;
+    memset(p, 0, sizeof *p);
+    if (x->rank < 1 || x->rank >= RF_MAX_RANK || !nd || nd > (size_t)x->rank) return 0;
+    wlist wl = {0}, kept = {0};
+    int budget = 4096, ok = describe(x, &budget, &wl), any = 0;
+    p->nd = nd;
+    p->rank = x->rank;
+    for (size_t i = 0; i < nd; i++) p->dims[i] = dims[i], p->lens[i] = lens[i];
+    for (size_t j = 0; ok && j < wl.n; j++) {
+        sparse_write *w = &wl.w[j];
+        int beyond = 0;
+        ok = w->src != x;
+        for (int d = 0; ok && d < x->rank; d++) {
+            size_t i = 0;
+            while (i < nd && dims[i] != d) i++;
+            if (i == nd) { /* a dim not transformed: the block spans it */
+                ok = w->lo[d] == 0 && (w->hi[d] < 0 ? x->dims[d].sym != NULL : w->hi[d] == x->dims[d].size);
+                continue;
+            }
+            if (w->hi[d] < 0) ok = 0;
+            else if (w->lo[d] >= lens[i]) beyond = 1; /* the transform never reads it */
+            else if (w->hi[d] > lens[i]) ok = 0;
+        }
+        if (ok && !beyond) ok = wl_push(&kept, w->src, w->lo, w->hi, x->rank);
+    }
+    wl_free(&wl);
+    p->nw = kept.n;
+    p->w = kept.w;
+    for (size_t a = 0; ok && a < p->nw; a++)
+        for (size_t b = a + 1; ok && b < p->nw; b++) ok = !overlap(&p->w[a], &p->w[b], p);
+    for (size_t i = 0; ok && i < nd; i++) {
+        int64_t d = dims[i], m = lens[i], k = 0;
+        unsigned char *used = calloc((size_t)m, 1);
+        if (!used) {
+            ok = 0;
+            break;
+        }
+        for (size_t j = 0; j < p->nw; j++)
+            for (int64_t q = p->w[j].lo[d]; q < p->w[j].hi[d]; q++) used[q] = 1;
+        for (int64_t q = 0; q < m; q++) k += used[q];
+        if (rf_fft_prune_worth(outs[i], k, m)) {
+            int64_t *idx = malloc((size_t)k * sizeof(int64_t)), *pos = malloc((size_t)m * sizeof(int64_t));
+            if (idx && pos) {
+                for (int64_t q = 0, c = 0; q < m; q++) {
+                    pos[q] = used[q] ? c : -1;
+                    if (used[q]) idx[c++] = q;
+                }
+                p->keep[i] = (rf_fft_keep){k, idx};
+                p->pos[i] = pos;
+                any = 1;
+            } else {
+                free(idx);
+                free(pos);
+                ok = 0;
+            }
+        }
+        free(used);
+    }
+    if (!ok || !any || !p->nw) {
+        rf_fft_sparse_free(p);
+        return 0;
+    }
+    return 1;
+}
+
+/* The block's start and the compact size along transformed dim i. */
+static int64_t start_of(const rf_fft_sparse *p, const sparse_write *w, size_t i) {
+    int64_t lo = w->lo[p->dims[i]];
+    return p->keep[i].k ? p->pos[i][lo] : lo;
+}
+
+static int64_t extent(const rf_fft_sparse *p, size_t i) { return p->keep[i].k ? p->keep[i].k : p->lens[i]; }
+
+static int covers(const rf_fft_sparse *p, const sparse_write *w, size_t i) {
+    return start_of(p, w, i) == 0 && w->hi[p->dims[i]] - w->lo[p->dims[i]] == extent(p, i);
+}
+
+/* A dim along which the blocks, in some order, tile the compact tensor
+ * (each spanning the other dims): they are then one cat. -1 when none. */
+static int tiling_dim(const rf_fft_sparse *p, size_t *order) {
+    for (size_t t = 0; t < p->nd; t++) {
+        int ok = 1;
+        for (size_t j = 0; ok && j < p->nw; j++)
+            for (size_t i = 0; ok && i < p->nd; i++) ok = i == t || covers(p, &p->w[j], i);
+        int64_t at = 0;
+        for (size_t c = 0; ok && c < p->nw; c++) { /* the block that starts at `at` comes next */
+            size_t j = 0;
+            while (j < p->nw && start_of(p, &p->w[j], t) != at) j++;
+            if (j == p->nw) ok = 0;
+            else order[c] = j, at += p->w[j].hi[p->dims[t]] - p->w[j].lo[p->dims[t]];
+        }
+        if (ok && at == extent(p, t)) return (int)t;
+    }
+    return -1;
+}
+
+rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt) {
+    size_t n = p->nw;
+    rf_value **re = calloc(n, sizeof(rf_value *)), **im = calloc(n, sizeof(rf_value *));
+    size_t *order = calloc(n, sizeof(size_t));
+    rf_cx out = rf_cx_values(NULL, NULL);
+    if (!re || !im || !order) {
+        rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory reading the blocks of a spectrum");
+        goto done;
+    }
+    int has_im = 0;
+    for (size_t j = 0; j < n; j++) {
+        rf_cx c = rf_cx_of(L, p->w[j].src, dt);
+        re[j] = c.re.v;
+        im[j] = rf_cx_im_or_null(c);
+        has_im |= im[j] != NULL;
+    }
+
+    if (rf_status_of(L) != RF_OK) goto done;
+    for (size_t j = 0; has_im && j < n; j++)
+        if (!im[j]) im[j] = rf_b_zeros_like(L, re[j]);
+    int t = tiling_dim(p, order);
+    if (t >= 0) {
+        rf_value **r2 = calloc(n, sizeof(rf_value *)), **i2 = calloc(n, sizeof(rf_value *));
+        if (r2 && i2) {
+            for (size_t c = 0; c < n; c++) r2[c] = re[order[c]], i2[c] = im[order[c]];
+            rf_value *a = n == 1 ? r2[0] : rf_b_cat(L, n, r2, p->dims[t]);
+            rf_value *b = !has_im ? NULL : (n == 1 ? i2[0] : rf_b_cat(L, n, i2, p->dims[t]));
+            out = rf_cx_values(a, b);
+        } else {
+            rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory reading the blocks of a spectrum");
+        }
+        free(r2);
+        free(i2);
+        goto done;
+    }
+    rf_value *sr = NULL, *si = NULL; /* zero-padded blocks, summed */
+    for (size_t j = 0; j < n; j++) {
+        rf_value *a = re[j], *b = im[j];
+        for (size_t i = 0; i < p->nd; i++) {
+            int64_t s = start_of(p, &p->w[j], i), e = s + p->w[j].hi[p->dims[i]] - p->w[j].lo[p->dims[i]];
+            int64_t after = extent(p, i) - e;
+            if (!s && !after) continue;
+            a = rf_b_pad_dim(L, a, p->dims[i], s, after, 0.0);
+            if (b) b = rf_b_pad_dim(L, b, p->dims[i], s, after, 0.0);
+        }
+        sr = sr ? rf_b_add(L, rf_val(sr), rf_val(a)).v : a;
+        if (b) si = si ? rf_b_add(L, rf_val(si), rf_val(b)).v : b;
+    }
+    out = rf_cx_values(sr, si);
+done:
+    free(re);
+    free(im);
+    free(order);
+    return out;
+}
