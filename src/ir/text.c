@@ -9,7 +9,9 @@
  *
  * A `!c64` after a type or an output marks a real [..., 2] value that carries a
  * complex64 tensor in view_as_real layout. `!c64 planar` (inputs and constants)
- * marks the layout [2, ...]: real part at [0], imaginary part at [1].
+ * marks the layout [2, ...]: real part at [0], imaginary part at [1]. `!f64` on
+ * an f32 input, constant or output marks a real float64 tensor of the caller's
+ * that truncate_double narrowed (cast at the boundary, same shape).
  *
  * Constants the lowering makes (DFT matrices, twiddles) carry their elements
  * inline as hex of their little-endian bytes, row-major:
