@@ -9,7 +9,7 @@ import torch.fx as fx
 from torch.utils import _pytree as pytree
 
 from ._lowering import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
-from .runtime import unpack
+from .runtime import to_lowered
 
 
 def _example_inputs(ep: torch.export.ExportedProgram) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -78,8 +78,8 @@ def lower_exported_program(
     )
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))
-    packed = {int(b.position): b.real_dtype for b in report.signature.inputs}
-    real_flat = [unpack(a, packed[i]) if i in packed else a for i, a in enumerate(flat)]
+    packed = {int(b.position): b for b in report.signature.inputs}
+    real_flat = [to_lowered(a, packed[i]) if i in packed else a for i, a in enumerate(flat)]
     real_args, real_kwargs = pytree.tree_unflatten(real_flat, spec)
     dyn = _dynamic_shapes(gm, flat, spec)
     ep2 = torch.export.export(new_gm, tuple(real_args), kwargs=real_kwargs, dynamic_shapes=dyn, strict=False)

@@ -76,6 +76,15 @@ def _planar_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     return data
 
 
+def _narrowed_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+    """A float64 parameter or buffer narrowed by truncate_double: a float32 copy, still a Parameter if it was one."""
+    with torch.no_grad():
+        data = value.detach().to(real_dtype)
+    if isinstance(value, torch.nn.Parameter):
+        return torch.nn.Parameter(data, requires_grad=value.requires_grad)
+    return data
+
+
 def _graph_device(gm: fx.GraphModule, t: Translation) -> torch.device:
     """Where the core's constants go: the device of the graph's first tensor input or constant."""
     vals = [p.meta.get("val") for p in t.placeholders] + [fetch_attr(gm, c.target) for c in t.consts]
@@ -110,7 +119,9 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
             rb.env[c.decl.name] = graph.get_attr(c.target)
             continue
         value = fetch_attr(gm, c.target)
-        if c.decl.packed_from is not None and c.decl.planar:
+        if c.decl.packed_from is not None and not DTYPES_BY_NAME[c.decl.packed_from].is_complex:
+            value = _narrowed_const(value, DTYPES_BY_NAME[c.decl.dtype])  # truncate_double: the core's !f64
+        elif c.decl.packed_from is not None and c.decl.planar:
             value = _planar_const(value, DTYPES_BY_NAME[c.decl.dtype])
         elif c.decl.packed_from is not None:
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype])

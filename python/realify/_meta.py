@@ -15,7 +15,7 @@ from torch.utils import _pytree as pytree
 
 from ._fx_to_ir import fetch_attr
 from ._signature import Signature
-from .runtime import planar_real, unpack
+from .runtime import to_lowered
 
 
 class _FakeProp(fx.Interpreter):
@@ -133,10 +133,7 @@ def recompute_meta(
     packed = {b.position: b for b in sig.inputs}
 
     def real_arg(i: int, v: Any) -> Any:
-        if i not in packed:
-            return v
-        b = packed[i]
-        return planar_real(v, b.real_dtype) if b.planar else unpack(v, b.real_dtype)
+        return to_lowered(v, packed[i]) if i in packed else v
 
     with mode:
         args = [real_arg(i, v) for i, v in enumerate(vals)]

@@ -20,7 +20,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 from . import native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
-from .runtime import ComplexAdapter, planar_real, unpack
+from .runtime import ComplexAdapter, to_lowered
 from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
@@ -114,8 +114,7 @@ def compile_lowered(
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_inputs = list(example_inputs)
     for b in report.signature.inputs:
-        to_real = planar_real if b.planar else unpack
-        real_inputs[int(b.position)] = to_real(real_inputs[int(b.position)], b.real_dtype)
+        real_inputs[int(b.position)] = to_lowered(real_inputs[int(b.position)], b)
     compiled = inner_fn(real_gm, real_inputs)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
