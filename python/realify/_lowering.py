@@ -20,7 +20,7 @@ from ._meta import recompute_meta
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
 from .runtime import PackedArgCheck, unpack
-from .targets import check_target, validate_target
+from .targets import TARGETS, check_target, validate_target
 
 
 @dataclass
@@ -223,6 +223,7 @@ def lower_graph_module(
             native_fft=native_fft.resolve(fft, None) == "native",
             planar=planar,
             rotary_op=rotary_op,
+            target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it
         )
     except _core.LowerError as err:
         _raise_lower_error(err, t)

@@ -12,6 +12,7 @@
 #include "lower/lower_internal.h"
 #include "passes/cleanup.h"
 #include "passes/narrow.h"
+#include "passes/parts.h"
 #include "passes/planar.h"
 
 /* ---- driver ---- */
@@ -90,6 +91,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->fft = RF_FFT_MATMUL;
     opt->planar = 0;
     opt->rotary_op = 0;
+    opt->target = 0;
 }
 
 /* The rule published a value of the result's kind (complex or real). */
@@ -166,6 +168,8 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     }
     if (!L.failed && L.opt.cleanup) rf_cleanup(L.out);
     if (!L.failed) rf_planar_boundaries(L.out, L.opt.planar);
+    if (!L.failed && (L.opt.target & RF_TARGET_EXECUTORCH) && rf_parts_as_slices(L.out) != 0)
+        rf_fail(&L, NULL, RF_ERR_NOMEM, "out of memory");
     free(L.real_map);
     free(L.cx_map);
     if (L.failed) {
