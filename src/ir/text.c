@@ -336,14 +336,14 @@ static int parse_type_mark(parser *ps, rf_dtype *mark) {
     if (!accept(ps, '!')) return 1;
     const char *s;
     size_t n = word(ps, &s);
-    if (!n || !rf_dtype_parse(s, n, mark) || !rf_dtype_is_complex(*mark)) {
-        perr(ps, "expected a complex dtype after '!'");
+    if (!n || !rf_dtype_parse(s, n, mark) || !(rf_dtype_is_complex(*mark) || *mark == RF_DT_F64)) {
+        perr(ps, "expected a complex dtype or f64 after '!'");
         return 0;
     }
     return 1;
 }
 
-/* Type: dtype, then [dims] for tensors, then an optional !cNN mark. */
+/* Type: dtype, then [dims] for tensors, then an optional !cNN (or !f64) mark. */
 static int parse_type(parser *ps, rf_dtype *dt, int *rank, rf_dim **dims, rf_dtype *mark) {
     const char *s;
     size_t n = word(ps, &s);
