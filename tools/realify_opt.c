@@ -67,7 +67,7 @@ static char *read_all(FILE *f) {
 static int usage(void) {
     fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules] [--truncate-double] [--no-cleanup]\n"
           "                   [--fft matmul|native] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
-          "                   [--rotary-op] [FILE]\n"
+          "                   [--rotary-op] [--target NAME] [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
@@ -75,6 +75,7 @@ static int usage(void) {
           "  --list-rules  print the ops that have a lowering rule\n"
           "  --planar-consts, --planar-inputs  let buffers/constants, inputs cross as planar [2, ...]\n"
           "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
+          "  --target T    the receiver (tensorrt, onnx, executorch, ...): picks its emission where targets differ\n"
           "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n"
           "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators\n"
           "  --division A  c10: Smith's algorithm as eager PyTorch (default); scaled: by max(|c|, |d|)\n",
@@ -108,6 +109,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--planar-consts") == 0) opt.planar |= RF_PLANAR_CONSTS;
         else if (strcmp(argv[i], "--planar-inputs") == 0) opt.planar |= RF_PLANAR_INPUTS;
         else if (strcmp(argv[i], "--rotary-op") == 0) opt.rotary_op = 1;
+        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
+            opt.target = rf_target_bit(argv[++i]);
+            if (!opt.target) return usage();
+        }
         else if (strcmp(argv[i], "--list-rules") == 0) {
             for (size_t k = 0; k < rf_rule_count(); k++) puts(rf_rule_name(k));
             return 0;

@@ -20,7 +20,7 @@ from ._meta import recompute_meta
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
 from .runtime import PackedArgCheck, unpack, unpack_storage
-from .targets import check_target, validate_target
+from .targets import TARGETS, check_target, validate_target
 
 
 @dataclass
@@ -82,6 +82,15 @@ def _planar_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
     return data
 
 
+def _narrowed_const(value: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
+    """A float64 parameter or buffer narrowed by truncate_double: a float32 copy, still a Parameter if it was one."""
+    with torch.no_grad():
+        data = value.detach().to(real_dtype)
+    if isinstance(value, torch.nn.Parameter):
+        return torch.nn.Parameter(data, requires_grad=value.requires_grad)
+    return data
+
+
 def _graph_device(gm: fx.GraphModule, t: Translation) -> torch.device:
     """Where the core's constants go: the device of the graph's first tensor input or constant."""
     vals = [p.meta.get("val") for p in t.placeholders] + [fetch_attr(gm, c.target) for c in t.consts]
@@ -116,7 +125,9 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
             rb.env[c.decl.name] = graph.get_attr(c.target)
             continue
         value = fetch_attr(gm, c.target)
-        if c.decl.packed_from is not None and c.decl.planar:
+        if c.decl.packed_from is not None and not DTYPES_BY_NAME[c.decl.packed_from].is_complex:
+            value = _narrowed_const(value, DTYPES_BY_NAME[c.decl.dtype])  # truncate_double: the core's !f64
+        elif c.decl.packed_from is not None and c.decl.planar:
             value = _planar_const(value, DTYPES_BY_NAME[c.decl.dtype])
         elif c.decl.packed_from is not None:
             value = _real_const(value, DTYPES_BY_NAME[c.decl.dtype], c.decl.storage)
@@ -226,6 +237,7 @@ def lower_graph_module(
             native_fft=native_fft.resolve(fft, None) == "native",
             planar=planar,
             rotary_op=rotary_op,
+            target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it
         )
     except _core.LowerError as err:
         _raise_lower_error(err, t)

@@ -15,7 +15,7 @@ from torch.utils import _pytree as pytree
 
 from ._fx_to_ir import fetch_attr
 from ._signature import Signature
-from .runtime import real_input
+from .runtime import to_lowered
 
 
 class _FakeProp(fx.Interpreter):
@@ -133,7 +133,7 @@ def recompute_meta(
     packed = {b.position: b for b in sig.inputs}
 
     def real_arg(i: int, v: Any) -> Any:
-        return real_input(v, packed[i]) if i in packed else v
+        return to_lowered(v, packed[i]) if i in packed else v
 
     with mode:
         args = [real_arg(i, v) for i, v in enumerate(vals)]

@@ -23,7 +23,7 @@ from torch.utils import _pytree as pytree
 from ._lowering import LoweringReport
 from ._signature import Boundary, Signature
 from .errors import RealifyError
-from .runtime import pack, real_input
+from .runtime import from_lowered, to_lowered
 
 RECORD_FORMAT = "realify.signature/1"
 PT2_EXTRA_FILE = "realify/signature.json"
@@ -186,12 +186,12 @@ class ComplexProgram:
         flat, spec = pytree.tree_flatten((args, kwargs))
         for b in self.signature.inputs:
             i = int(b.position)
-            if i >= len(flat) or not isinstance(flat[i], torch.Tensor) or not flat[i].is_complex():
+            if i >= len(flat) or not isinstance(flat[i], torch.Tensor) or flat[i].is_complex() != b.packed:
                 raise TypeError(f"{self.source}: input {i} ({b.name}) must be a {_dtype_name(b.complex_dtype)} tensor")
-            flat[i] = real_input(flat[i], b)
+            flat[i] = to_lowered(flat[i], b)
         outs, out_spec = self._run(flat, spec)
         for b in self.signature.outputs:
-            outs[int(b.position)] = pack(outs[int(b.position)], b.complex_dtype)
+            outs[int(b.position)] = from_lowered(outs[int(b.position)], b)
         return pytree.tree_unflatten(outs, out_spec)
 
 

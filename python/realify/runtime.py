@@ -61,14 +61,15 @@ def real_input(x: torch.Tensor, b: Boundary) -> torch.Tensor:
 
 
 def real_arguments(sig: Signature, args: Sequence[Any]) -> list[Any]:
-    """The arguments of a lowered graph for the original (complex) ones: each complex input of `sig` in the form
-    its boundary asks for (real_input); every other argument as it is. A lowered GraphModule carries its
+    """The arguments of a lowered graph for the original ones: each complex input of `sig` in the form its
+    boundary asks for (real_input), each float64 one that truncate_double narrowed as float32; every other
+    argument as it is. A lowered GraphModule carries its
     signature in `gm.meta["realify_report"].signature`."""
     real = list(args)
     for b in sig.inputs:
         i = int(b.position)
-        if i < len(real) and isinstance(real[i], torch.Tensor) and real[i].is_complex():
-            real[i] = real_input(real[i], b)
+        if i < len(real) and isinstance(real[i], torch.Tensor) and real[i].is_complex() == b.packed:
+            real[i] = to_lowered(real[i], b)
     return real
 
 
@@ -95,6 +96,20 @@ class PlanarCache:
         if cacheable:
             self.ref, self.key, self.value = weakref.ref(x), key, value
         return value
+
+
+def to_lowered(x: torch.Tensor, b: Boundary) -> torch.Tensor:
+    """The caller's tensor as the lowered graph takes it at boundary b: packed [..., 2] or planar [2, ...] for a
+    complex one, a float32 copy for a float64 one that truncate_double narrowed."""
+    if not b.packed:
+        return x.to(b.real_dtype)
+    return real_input(x, b)
+
+
+def from_lowered(r: torch.Tensor, b: Boundary) -> torch.Tensor:
+    """An output of the lowered graph in the caller's dtype: complex again, or float64 again where truncate_double
+    narrowed a float64 result (the surrounding program was traced with float64 and computes on in float64)."""
+    return pack(r, b.complex_dtype) if b.packed else r.to(b.complex_dtype)
 
 
 def pack(r: torch.Tensor, complex_dtype: torch.dtype) -> torch.Tensor:
@@ -147,7 +162,12 @@ class PackedArgCheck:
             dims_ok = a.dim() == len(shape) and all(
                 d is None or not isinstance(s, int) or s == d for s, d in zip(a.shape, shape, strict=True)
             )
-            if a.is_complex() or a.dtype != b.real_dtype or not dims_ok:
+            if not b.packed and (a.dtype != b.real_dtype or not dims_ok):
+                raise RealifyError(
+                    f"argument {i} ({self.names[i]}) of the lowered graph is a {b.complex_dtype} tensor that "
+                    f"truncate_double narrowed: expected a {b.real_dtype} tensor of shape {want}, got {_describe(a)}"
+                )
+            if b.packed and (a.is_complex() or a.dtype != b.real_dtype or not dims_ok):
                 hint = " (pass realify.runtime.unpack(x, dtype) of the complex tensor)" if a.is_complex() else ""
                 raise RealifyError(
                     f"argument {i} ({self.names[i]}) of the lowered graph carries a {b.complex_dtype} tensor as "
@@ -171,17 +191,19 @@ class ComplexAdapter:
         caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph."""
         self.compiled = compiled
         self.view_positions, self.view_fn = views
-        self.in_plan = [(int(b.position), b) for b in sig.inputs if not b.planar]
+        self.in_plan = [b for b in sig.inputs if not b.planar]
         self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
-        self.out_plan = [(int(b.position), b.complex_dtype) for b in sig.outputs if int(b.position) not in views[0]]
+        self.out_plan = [b for b in sig.outputs if int(b.position) not in views[0]]
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
-        for i, b in self.in_plan:
-            if i >= len(real) or not isinstance(real[i], torch.Tensor) or not real[i].is_complex():
+        for b in self.in_plan:
+            i = int(b.position)
+            if i >= len(real) or not isinstance(real[i], torch.Tensor) or real[i].is_complex() != b.packed:
                 got = _describe(real[i]) if i < len(real) else "nothing"
-                raise RealifyError(f"argument {i} must be a complex tensor ({b.real_dtype} pairs inside), got {got}")
-            real[i] = real_input(real[i], b)
+                want = f"a complex tensor ({b.real_dtype} pairs inside)" if b.packed else f"a {b.complex_dtype} tensor"
+                raise RealifyError(f"argument {i} must be {want}, got {got}")
+            real[i] = to_lowered(real[i], b)
         for i, (dt, cache) in self.planar.items():
             real[i] = cache.get(real[i], dt)
         return real
@@ -191,8 +213,8 @@ class ComplexAdapter:
             return outs
         single = not isinstance(outs, (list, tuple))
         res = [outs] if single else list(outs)
-        for j, dt in self.out_plan:
-            res[j] = pack(res[j], dt)
+        for b in self.out_plan:
+            res[int(b.position)] = from_lowered(res[int(b.position)], b)
         if self.view_fn is not None:
             for j, v in zip(self.view_positions, self.view_fn(*args), strict=True):
                 res[j] = v

@@ -280,14 +280,12 @@ def entry(name: str) -> ZooEntry:
 
 
 def real_inputs(e: ZooEntry, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
-    """The arguments a lowered model takes: complex ones as view_as_real, cast like the lowering cast them."""
+    """The arguments a lowered model takes: complex ones as view_as_real, and under truncate_double every float64
+    (complex128's parts, real float64 inputs) as float32, as the lowering narrowed them."""
     out = []
     for a in args:
-        if a.is_complex():
-            r = torch.view_as_real(a)
-            out.append(r.float() if e.truncate_double and r.dtype == torch.float64 else r)
-        else:
-            out.append(a)
+        r = torch.view_as_real(a) if a.is_complex() else a
+        out.append(r.float() if e.truncate_double and r.dtype == torch.float64 else r)
     return tuple(out)
 
 

@@ -126,6 +126,7 @@ rf_dtype rf_dtype_component(rf_dtype dt, int truncate_double) {
     case RF_DT_C32: return RF_DT_F16;
     case RF_DT_C64: return RF_DT_F32;
     case RF_DT_C128: return truncate_double ? RF_DT_F32 : RF_DT_F64;
+    case RF_DT_F64: return truncate_double ? RF_DT_F32 : RF_DT_F64; /* no float64 left at all */
     default: return dt;
     }
 }

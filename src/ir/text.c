@@ -11,7 +11,9 @@
  * complex64 tensor in view_as_real layout. `!c64 planar` (inputs and constants)
  * marks the layout [2, ...]: real part at [0], imaginary part at [1]. `!c128 storage`
  * (inputs and constants) marks a value the graph reads through its storage
- * (as_strided): the caller passes the [..., 2] view of its whole storage.
+ * (as_strided): the caller passes the [..., 2] view of its whole storage. `!f64` on
+ * an f32 input, constant or output marks a real float64 tensor of the caller's
+ * that truncate_double narrowed (cast at the boundary, same shape).
  *
  * Constants the lowering makes (DFT matrices, twiddles) carry their elements
  * inline as hex of their little-endian bytes, row-major:
@@ -337,14 +339,14 @@ static int parse_type_mark(parser *ps, rf_dtype *mark) {
     if (!accept(ps, '!')) return 1;
     const char *s;
     size_t n = word(ps, &s);
-    if (!n || !rf_dtype_parse(s, n, mark) || !rf_dtype_is_complex(*mark)) {
-        perr(ps, "expected a complex dtype after '!'");
+    if (!n || !rf_dtype_parse(s, n, mark) || !(rf_dtype_is_complex(*mark) || *mark == RF_DT_F64)) {
+        perr(ps, "expected a complex dtype or f64 after '!'");
         return 0;
     }
     return 1;
 }
 
-/* Type: dtype, then [dims] for tensors, then an optional !cNN mark. */
+/* Type: dtype, then [dims] for tensors, then an optional !cNN (or !f64) mark. */
 static int parse_type(parser *ps, rf_dtype *dt, int *rank, rf_dim **dims, rf_dtype *mark) {
     const char *s;
     size_t n = word(ps, &s);

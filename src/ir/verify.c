@@ -68,8 +68,9 @@ static void check_type(verifier *V, const rf_value *v) {
         vfail(V, "%%%s has an unknown dtype", v->name);
         return;
     }
-    if (v->packed_from != RF_DT_COUNT && !rf_dtype_is_complex(v->packed_from)) {
-        vfail(V, "%%%s carries a mark that is not a complex dtype", v->name);
+    int narrowed = v->packed_from == RF_DT_F64 && v->dtype == RF_DT_F32; /* truncate_double's !f64 */
+    if (v->packed_from != RF_DT_COUNT && !rf_dtype_is_complex(v->packed_from) && !narrowed) {
+        vfail(V, "%%%s carries a mark that is neither a complex dtype nor f64 on an f32 value", v->name);
         return;
     }
     if (v->storage_read && (v->packed_from == RF_DT_COUNT || v->planar || v->producer)) {
@@ -103,7 +104,8 @@ static void check_type(verifier *V, const rf_value *v) {
         }
         numel *= d->size;
     }
-    if (v->packed_from != RF_DT_COUNT && (v->rank == 0 || (v->rank > 0 && !v->dims[v->rank - 1].sym &&
+    if (narrowed && v->planar) vfail(V, "%%%s: only a complex mark can be planar", v->name);
+    if (v->packed_from != RF_DT_COUNT && !narrowed && (v->rank == 0 || (v->rank > 0 && !v->dims[v->rank - 1].sym &&
                                                             v->dims[v->rank - 1].size != 2))) {
         vfail(V, "%%%s is marked !%s but its last dim is not 2", v->name, rf_dtype_name(v->packed_from));
     }
@@ -397,7 +399,8 @@ rf_status rf_verify(const rf_graph *g, rf_error *err) {
     for (size_t i = 0; i < g->noutputs && !V.failed; i++) {
         check_attr(&V, &g->outputs[i], 0);
         rf_dtype m = g->outputs[i].out_mark;
-        if (!V.failed && m != RF_DT_COUNT && !rf_dtype_is_complex(m)) vfail(&V, "output %zu has a bad mark", i);
+        if (!V.failed && m != RF_DT_COUNT && !rf_dtype_is_complex(m) && m != RF_DT_F64)
+            vfail(&V, "output %zu has a bad mark", i);
     }
     free(V.defined);
     return V.failed ? RF_ERR_INVALID : RF_OK;

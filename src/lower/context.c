@@ -14,7 +14,7 @@ rf_dtype rf_component_of(const rf_lowering *L, rf_dtype dt) { return rf_dtype_co
 rf_dtype rf_work_dtype(const rf_lowering *L, const rf_node *n) {
     for (size_t i = 0; i < n->nouts; i++)
         if (rf_dtype_is_complex(n->outs[i]->dtype)) return rf_component_of(L, n->outs[i]->dtype);
-    return n->nouts ? n->outs[0]->dtype : RF_DT_F32;
+    return n->nouts ? rf_component_of(L, n->outs[0]->dtype) : RF_DT_F32;
 }
 
 rf_status rf_fail(rf_lowering *L, const rf_node *n, rf_status code, const char *fmt, ...) {

@@ -11,6 +11,8 @@
 #include "analysis/analysis.h"
 #include "lower/lower_internal.h"
 #include "passes/cleanup.h"
+#include "passes/narrow.h"
+#include "passes/parts.h"
 #include "passes/planar.h"
 
 /* ---- driver ---- */
@@ -73,7 +75,10 @@ static void lower_outputs(rf_lowering *L) {
             outs[i].out_mark = a->value->dtype;
         } else {
             outs[i] = rf_map_attr(L, a);
-            outs[i].out_mark = RF_DT_COUNT;
+            /* truncate_double narrows a float64 result (rf_narrow_double): the mark tells the adapters to give the
+             * caller float64 back, as the program around a torch.compile'd graph was traced to expect */
+            int narrowed = L->opt.truncate_double && a->kind == RF_A_VALUE && a->value->dtype == RF_DT_F64;
+            outs[i].out_mark = narrowed ? RF_DT_F64 : RF_DT_COUNT;
         }
     }
     rf_graph_set_outputs(L->out, in->noutputs, outs);
@@ -86,6 +91,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->fft = RF_FFT_MATMUL;
     opt->planar = 0;
     opt->rotary_op = 0;
+    opt->target = 0;
 }
 
 /* The rule published a value of the result's kind (complex or real). */
@@ -160,8 +166,19 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     }
     L.cur = NULL;
     if (!L.failed) lower_outputs(&L);
+    if (!L.failed && L.opt.truncate_double) {
+        const rf_node *bad = NULL;
+        rf_status s = rf_narrow_double(L.out, &bad);
+        if (s != RF_OK)
+            rf_fail(&L, bad && bad->origin ? bad->origin : NULL, s,
+                    bad ? "%s reinterprets float64 bits, which truncate_double cannot narrow"
+                        : "truncate_double: out of memory%s",
+                    bad ? bad->op : "");
+    }
     if (!L.failed && L.opt.cleanup) rf_cleanup(L.out);
     if (!L.failed) rf_planar_boundaries(L.out, L.opt.planar);
+    if (!L.failed && (L.opt.target & RF_TARGET_EXECUTORCH) && rf_parts_as_slices(L.out) != 0)
+        rf_fail(&L, NULL, RF_ERR_NOMEM, "out of memory");
     free(L.real_map);
     free(L.cx_map);
     free(L.fused);

@@ -53,7 +53,7 @@ static int is_part_select(const rf_node *n, const rf_value *v) {
 }
 
 static int is_candidate(const rf_value *v, unsigned flags, int is_const) {
-    if (v->packed_from == RF_DT_COUNT || v->planar || v->storage_read || v->rank < 1) return 0;
+    if (!rf_dtype_is_complex(v->packed_from) || v->planar || v->storage_read || v->rank < 1) return 0;
     const rf_dim *last = &v->dims[v->rank - 1];
     if (last->sym || last->size != 2) return 0;
     if (!is_const) return (flags & RF_PLANAR_INPUTS) != 0;

@@ -50,10 +50,12 @@ def assert_real_only(gm: torch.fx.GraphModule) -> None:
 
 
 def to_real(x: Any, truncate_double: bool = False) -> Any:
-    if isinstance(x, torch.Tensor) and x.is_complex():
-        r = torch.view_as_real(x.resolve_conj())
-        return r.float() if truncate_double and r.dtype == torch.float64 else r
-    return x
+    """An argument as the lowered graph takes it: complex as view_as_real, and under truncate_double every float64
+    (complex128's parts and real float64 tensors alike) as float32."""
+    if not isinstance(x, torch.Tensor):
+        return x
+    r = torch.view_as_real(x.resolve_conj()) if x.is_complex() else x
+    return r.float() if truncate_double and r.dtype == torch.float64 else r
 
 
 def lowered_args(lowered: torch.fx.GraphModule, args: Any) -> list[Any]:

@@ -33,8 +33,6 @@ def bf16_free(args: tuple) -> bool:
 # kernel (deploy such a model with truncate_double=True, which phase_math_c128_truncated checks).
 KNOWN = {
     "phase_math_c128": (ort.capi.onnxruntime_pybind11_state.NotImplemented, "ONNX Runtime has no double Atan"),
-    # the truncation gap of test_zoo.FLOAT64_LEFT: a real float64 op feeding complex128 stays float64
-    "steering_c128_truncated": (AssertionError, "ones_like of the real float64 phases stays float64"),
 }
 
 

@@ -84,12 +84,7 @@ def unconverted(program: torch.export.ExportedProgram) -> set[str]:
     }
 
 
-# truncate_double narrows complex128 only: the caller's real float64 input (the steering phases) stays float64,
-# which TensorRT lacks (open in issue 12: cast real float64 inputs at the boundary too).
-REAL_FLOAT64_INPUT = (AssertionError, "a real float64 graph input stays float64 under truncate_double")
-
-
-@pytest.mark.parametrize("name", zoo_params({"steering_c128_truncated": REAL_FLOAT64_INPUT}))
+@pytest.mark.parametrize("name", zoo_params())
 def test_every_node_of_the_lowered_zoo_model_has_a_tensorrt_converter(name: str) -> None:
     lw = lowered(name)
     missing = unconverted(lw.program)

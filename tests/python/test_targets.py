@@ -64,3 +64,19 @@ def test_an_op_outside_the_target_names_node_and_source_line() -> None:
         realify.lower(gm, target="tensorrt")
     assert "test_targets.py" in str(info.value) and "torch.linalg.matrix_exp" in str(info.value)
     assert info.value.node and info.value.op.startswith("aten.")
+
+
+@pytest.mark.parametrize("target", ["portable", "executorch"])
+def test_executorch_reads_parts_with_slice_and_view_not_select(target: str) -> None:
+    """XNNPACK takes slice_copy and view_copy, not select_copy (see test_deploy_executorch); other targets keep the
+    plain select."""
+
+    def rope(x: torch.Tensor, f: torch.Tensor) -> torch.Tensor:
+        return torch.view_as_real(torch.view_as_complex(x.reshape(2, 3, 4, 2)) * f).flatten(2)
+
+    x, f = torch.randn(2, 3, 8), torch.polar(torch.ones(3, 4), torch.randn(3, 4))
+    g = realify.lower(make_fx(rope)(x, f), target=target)
+    ops = [n.target for n in g.graph.nodes if n.op == "call_function"]
+    selects = ops.count(torch.ops.aten.select.int)
+    assert (selects, ops.count(torch.ops.aten.slice.Tensor)) == ((4, 0) if target == "portable" else (0, 4))
+    torch.testing.assert_close(g(x, torch.view_as_real(f)), rope(x, f))

@@ -7,16 +7,6 @@ import realify
 import torch
 from realify import zoo
 
-# Models whose truncated graph still holds float64 beyond the caller's real float64 inputs (a deployment gap, not a
-# lowering failure: the deploy tests take these models).
-FLOAT64_LEFT = {
-    "steering_c128_truncated": (
-        AssertionError,
-        "ones_like of the real float64 phases (polar's magnitude) stays float64 under truncate_double: real ops on "
-        "real float64 values are copied as they are, even where their result only feeds complex128",
-    ),
-}
-
 
 def zoo_params() -> list:
     """One pytest param per zoo model; a known lowering failure is a strict xfail, so fixing it fails the test
@@ -24,9 +14,8 @@ def zoo_params() -> list:
     params = []
     for e in zoo.ZOO:
         marks = []
-        known = e.known_failure or FLOAT64_LEFT.get(e.name)
-        if known is not None:
-            exc, reason = known
+        if e.known_failure is not None:
+            exc, reason = e.known_failure
             marks.append(pytest.mark.xfail(raises=exc, strict=True, reason=reason))
         params.append(pytest.param(e.name, marks=marks, id=e.name))
     return params
@@ -43,15 +32,11 @@ def lowered_zoo_model(name: str) -> tuple[zoo.ZooEntry, torch.nn.Module, tuple, 
 @pytest.mark.parametrize("name", zoo_params())
 def test_zoo_model_lowers_and_matches_eager(name: str) -> None:
     e, model, args, ep = lowered_zoo_model(name)
-    # truncate_double truncates what came from complex128; a real float64 input the caller passes stays float64
-    real_f64_inputs = sum(1 for a in args if isinstance(a, torch.Tensor) and a.dtype == torch.float64)
-    for node in ep.graph.nodes:
+    for node in ep.graph.nodes:  # truncate_double leaves no float64 anywhere, the caller's real inputs included
         val = node.meta.get("val")
         if isinstance(val, torch.Tensor):
             assert not val.is_complex(), node.format_node()
-            if e.truncate_double and val.dtype == torch.float64:
-                assert node.op == "placeholder" and real_f64_inputs, node.format_node()
-                real_f64_inputs -= 1
+            assert not (e.truncate_double and val.dtype == torch.float64), node.format_node()
     err = zoo.max_rel_error(model(*args), ep.module()(*zoo.real_inputs(e, args)))
     assert err <= e.rtol, f"{name}: max relative error {err:.3g} > {e.rtol:g}"
 
