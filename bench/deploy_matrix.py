@@ -45,7 +45,11 @@ def run_executorch(ep: torch.export.ExportedProgram, args: tuple) -> list[torch.
     from executorch.runtime import Runtime
 
     edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
-    return list(Runtime.get().load_program(edge.to_executorch().buffer).load_method("forward").execute(list(args)))
+    # keep the buffer, the program and the method alive while it runs: the runtime reads them, it does not copy
+    buffer = edge.to_executorch().buffer
+    program = Runtime.get().load_program(buffer)
+    method = program.load_method("forward")
+    return list(method.execute(list(args)))
 
 
 def run_coreml(ep: torch.export.ExportedProgram, args: tuple) -> None:

@@ -35,7 +35,8 @@ def test_zoo_model_runs_in_executorch_with_xnnpack(name: str) -> None:
         assert delegate_calls(graph) == 0  # XNNPACK has no float64: the portable kernels run it
     else:
         assert delegate_calls(graph) >= 1
-    program = Runtime.get().load_program(edge.to_executorch().buffer)
+    buffer = edge.to_executorch().buffer  # held while the program runs: the runtime reads it in place
+    program = Runtime.get().load_program(buffer)
     outs = program.load_method("forward").execute(list(lw.real_args))
     err = zoo.max_rel_error(lw.reference, outs)
     assert err <= max(lw.entry.rtol, 1e-5), f"{name}: ExecuTorch differs from eager by {err:.3g}"
@@ -92,6 +93,7 @@ def test_lowered_llama3_has_no_more_xnnpack_delegate_calls_than_hand_written_rea
     assert counts[0] <= counts[1], f"XNNPACK delegate calls: realify {counts[0]}, hand-written real RoPE {counts[1]}"
     outside = [str(n.target) for n in graph.nodes if n.op == "call_function" and "select_copy" in str(n.target)]
     assert not outside, outside
-    program = Runtime.get().load_program(ours.to_executorch().buffer)
+    buffer = ours.to_executorch().buffer  # held while the program runs: the runtime reads it in place
+    program = Runtime.get().load_program(buffer)
     (out,) = program.load_method("forward").execute([tokens])
     torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-4)
