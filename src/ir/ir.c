@@ -361,16 +361,16 @@ const char *rf_status_name(rf_status s) {
 
 void rf_string_free(char *s) { free(s); }
 
-static int attr_refs_null(const rf_attr *a) {
-    if (a->kind == RF_A_VALUE) return a->value == NULL;
+int rf_attr_refs(const rf_attr *a, const rf_value *v) {
+    if (a->kind == RF_A_VALUE) return a->value == v;
     if (a->kind == RF_A_LIST)
         for (size_t i = 0; i < a->n; i++)
-            if (attr_refs_null(&a->items[i])) return 1;
+            if (rf_attr_refs(&a->items[i], v)) return 1;
     return 0;
 }
 
 int rf_node_refs_null(const rf_node *n) {
     for (size_t i = 0; i < n->nargs; i++)
-        if (attr_refs_null(&n->args[i].attr)) return 1;
+        if (rf_attr_refs(&n->args[i].attr, NULL)) return 1;
     return 0;
 }

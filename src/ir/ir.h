@@ -153,6 +153,8 @@ rf_attr rf_attr_ints(rf_graph *g, size_t n, const int64_t *values);
 
 /* Argument lookup */
 const rf_attr *rf_node_arg(const rf_node *n, const char *name);
+/* Whether a (a value, or a list at any depth) refers to v (NULL: a missing value). */
+int rf_attr_refs(const rf_attr *a, const rf_value *v);
 int rf_attr_is_tensor(const rf_attr *a);
 
 /* Verifier (verify.c): rf_verify is declared in realify.h. */

@@ -49,22 +49,14 @@ int rf_is_packed_input(const rf_lowering *L, const rf_value *orig) {
 
 /* linalg solve family: whether an input-graph value is read by a node or is a graph output, so a rule
  * can skip building a result nobody reads (an unrolled factorisation behind an unused output). */
-static int attr_refs(const rf_attr *a, const rf_value *v) {
-    if (a->kind == RF_A_VALUE) return a->value == v;
-    if (a->kind == RF_A_LIST)
-        for (size_t i = 0; i < a->n; i++)
-            if (attr_refs(&a->items[i], v)) return 1;
-    return 0;
-}
-
 int rf_value_is_used(const rf_lowering *L, const rf_value *orig) {
     for (size_t i = 0; i < L->in->nnodes; i++) {
         const rf_node *n = L->in->nodes[i];
         for (size_t k = 0; k < n->nargs; k++)
-            if (attr_refs(&n->args[k].attr, orig)) return 1;
+            if (rf_attr_refs(&n->args[k].attr, orig)) return 1;
     }
     for (size_t i = 0; i < L->in->noutputs; i++)
-        if (attr_refs(&L->in->outputs[i], orig)) return 1;
+        if (rf_attr_refs(&L->in->outputs[i], orig)) return 1;
     return 0;
 }
 

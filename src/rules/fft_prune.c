@@ -29,23 +29,29 @@ void rf_fft_prune_free(rf_fft_prune *p) {
     memset(p, 0, sizeof *p);
 }
 
-static int refs(const rf_attr *a, const rf_value *v) {
-    if (a->kind == RF_A_VALUE) return a->value == v;
-    if (a->kind == RF_A_LIST)
-        for (size_t i = 0; i < a->n; i++)
-            if (refs(&a->items[i], v)) return 1;
-    return 0;
+int rf_fft_step1_slice(const rf_node *n, int rank, int64_t *dim, int64_t *start, int64_t *end) {
+    int64_t step = 1;
+    *dim = 0, *start = 0, *end = INT64_MAX; /* torch's defaults; rf_opt_int leaves them when absent */
+    if (rf_opt_int(n, "dim", dim) < 0 || rf_opt_int(n, "start", start) < 0 || rf_opt_int(n, "end", end) < 0 ||
+        rf_opt_int(n, "step", &step) < 0 || step != 1)
+        return 0;
+    if (*dim < 0) *dim += rank;
+    return *dim >= 0 && *dim < rank;
 }
 
-static int opt_int(const rf_node *n, const char *name, int64_t dflt, int64_t *out) {
-    const rf_attr *a = rf_node_arg(n, name);
-    if (!a || a->kind == RF_A_NONE) {
-        *out = dflt;
-        return 1;
-    }
-    if (a->kind != RF_A_INT) return 0;
-    *out = a->i;
-    return 1;
+int64_t *rf_fft_box(const int64_t *lo, const int64_t *hi, int rank) {
+    int64_t *box = malloc(2 * (size_t)(rank ? rank : 1) * sizeof(int64_t));
+    if (!box) return NULL;
+    memcpy(box, lo, (size_t)rank * sizeof(int64_t));
+    memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
+    return box;
+}
+
+void rf_fft_clamp_slice(int64_t size, int64_t *start, int64_t *end) {
+    if (*start < 0) *start += size;
+    if (*end < 0) *end += size;
+    *start = *start < 0 ? 0 : (*start > size ? size : *start);
+    *end = *end < *start ? *start : (*end > size ? size : *end);
 }
 
 static int transformed(const rf_fft_prune *p, int64_t d) {
@@ -62,22 +68,15 @@ static int add_slice(rf_fft_prune *p, const rf_node *u, const rf_value *v, const
         u->nouts != 1 || u->outs[0]->rank != v->rank)
         return 0;
     for (size_t k = 0; k < u->nargs; k++)
-        if (strcmp(u->args[k].name, "self") != 0 && refs(&u->args[k].attr, v)) return 0;
-    int64_t dim, start, end, step;
-    if (!opt_int(u, "dim", 0, &dim) || !opt_int(u, "start", 0, &start) || !opt_int(u, "end", INT64_MAX, &end) ||
-        !opt_int(u, "step", 1, &step) || step != 1)
-        return 0;
+        if (strcmp(u->args[k].name, "self") != 0 && rf_attr_refs(&u->args[k].attr, v)) return 0;
     int rank = v->rank;
-    if (dim < 0) dim += rank;
-    if (dim < 0 || dim >= rank) return 0;
+    int64_t dim, start, end;
+    if (!rf_fft_step1_slice(u, rank, &dim, &start, &end)) return 0;
     int64_t size = hi[dim] < 0 ? -1 : hi[dim] - lo[dim];
     if (size < 0) { /* a symbolic dim: only the whole of it */
         if (start != 0 || end < INT64_MAX / 2 || transformed(p, dim)) return 0;
     } else {
-        if (start < 0) start += size;
-        if (end < 0) end += size;
-        start = start < 0 ? 0 : (start > size ? size : start);
-        end = end < start ? start : (end > size ? size : end);
+        rf_fft_clamp_slice(size, &start, &end);
         if (end == start) return 0; /* an empty slice: left to the plain rules */
     }
     if (p->nslices == p->cap) {
@@ -87,10 +86,8 @@ static int add_slice(rf_fft_prune *p, const rf_node *u, const rf_value *v, const
         p->slices = s;
         p->cap = cap;
     }
-    int64_t *box = malloc(2 * (size_t)rank * sizeof(int64_t));
+    int64_t *box = rf_fft_box(lo, hi, rank);
     if (!box) return 0;
-    memcpy(box, lo, (size_t)rank * sizeof(int64_t));
-    memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
     if (size >= 0) {
         box[rank + dim] = lo[dim] + end;
         box[dim] = lo[dim] + start;
@@ -106,7 +103,7 @@ static int follow(const rf_graph *g, rf_fft_prune *p, const rf_value *v, const i
                   long self_entry, int depth) {
     if (depth > 64) return 0;
     for (size_t i = 0; i < g->noutputs; i++)
-        if (refs(&g->outputs[i], v)) {
+        if (rf_attr_refs(&g->outputs[i], v)) {
             if (self_entry < 0) return 0;
             p->slices[self_entry].publish = 1;
         }
@@ -114,7 +111,7 @@ static int follow(const rf_graph *g, rf_fft_prune *p, const rf_value *v, const i
     for (size_t i = from; i < g->nnodes; i++) {
         const rf_node *u = g->nodes[i];
         int reads = 0;
-        for (size_t k = 0; k < u->nargs && !reads; k++) reads = refs(&u->args[k].attr, v);
+        for (size_t k = 0; k < u->nargs && !reads; k++) reads = rf_attr_refs(&u->args[k].attr, v);
         if (!reads) continue;
         if (add_slice(p, u, v, lo, hi)) {
             long e = (long)p->nslices - 1;

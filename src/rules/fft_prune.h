@@ -27,6 +27,13 @@ int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, con
  * kept outputs), fuses them into n, and frees p. */
 void rf_fft_prune_publish(rf_lowering *L, const rf_node *n, rf_fft_prune *p, rf_cx y);
 void rf_fft_prune_free(rf_fft_prune *p);
+/* dim (in [0, rank)), start and end (as given: torch's defaults 0 and INT64_MAX when absent) of a step-1
+ * slice or slice_scatter node; 0 when it is not one or a value is symbolic. */
+int rf_fft_step1_slice(const rf_node *n, int rank, int64_t *dim, int64_t *start, int64_t *end);
+/* A new [lo | hi] block of 2 rank ints (freed with free), NULL when out of memory. */
+int64_t *rf_fft_box(const int64_t *lo, const int64_t *hi, int rank);
+/* start and end normalised into [0, size] as torch normalises a slice's bounds. */
+void rf_fft_clamp_slice(int64_t size, int64_t *start, int64_t *end);
 
 
 

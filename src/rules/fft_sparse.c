@@ -38,10 +38,8 @@ static int wl_push(wlist *l, const rf_value *src, const int64_t *lo, const int64
         l->w = w;
         l->cap = cap;
     }
-    int64_t *box = malloc(2 * (size_t)(rank ? rank : 1) * sizeof(int64_t));
+    int64_t *box = rf_fft_box(lo, hi, rank);
     if (!box) return 0;
-    memcpy(box, lo, (size_t)rank * sizeof(int64_t));
-    memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
     l->w[l->n++] = (sparse_write){src, box, box + rank};
     return 1;
 }
@@ -49,17 +47,6 @@ static int wl_push(wlist *l, const rf_value *src, const int64_t *lo, const int64
 static const rf_value *value_arg(const rf_node *n, const char *name) {
     const rf_attr *a = rf_node_arg(n, name);
     return (a && a->kind == RF_A_VALUE) ? a->value : NULL;
-}
-
-static int int_arg(const rf_node *n, const char *name, int64_t dflt, int64_t *out) {
-    const rf_attr *a = rf_node_arg(n, name);
-    if (!a || a->kind == RF_A_NONE) {
-        *out = dflt;
-        return 1;
-    }
-    if (a->kind != RF_A_INT) return 0;
-    *out = a->i;
-    return 1;
 }
 
 static int is_zero_fill(const rf_node *p) {
@@ -78,17 +65,9 @@ static int is_zero_fill(const rf_node *p) {
 /* dim, start, end of a step-1 slice or slice_scatter over a static dim of v,
  * normalised as torch does; 0 otherwise. */
 static int slab(const rf_node *p, const rf_value *v, int64_t *d, int64_t *a, int64_t *b) {
-    int64_t dim, start, end, step;
-    if (!int_arg(p, "dim", 0, &dim) || !int_arg(p, "start", 0, &start) || !int_arg(p, "end", INT64_MAX, &end) ||
-        !int_arg(p, "step", 1, &step) || step != 1 || v->rank < 1)
-        return 0;
-    if (dim < 0) dim += v->rank;
-    if (dim < 0 || dim >= v->rank || v->dims[dim].sym) return 0;
-    int64_t size = v->dims[dim].size;
-    if (start < 0) start += size;
-    if (end < 0) end += size;
-    start = start < 0 ? 0 : (start > size ? size : start);
-    end = end < start ? start : (end > size ? size : end);
+    int64_t dim, start, end;
+    if (v->rank < 1 || !rf_fft_step1_slice(p, v->rank, &dim, &start, &end) || v->dims[dim].sym) return 0;
+    rf_fft_clamp_slice(v->dims[dim].size, &start, &end);
     *d = dim, *a = start, *b = end;
     return 1;
 }
@@ -150,8 +129,8 @@ static int describe(const rf_value *v, int *budget, wlist *out);
 /* cat of the tensors along dim: each one's writes at its offset. */
 static int describe_cat(const rf_node *p, const rf_value *v, int *budget, wlist *out) {
     const rf_attr *ts = rf_node_arg(p, "tensors");
-    int64_t dim, off[RF_MAX_RANK] = {0};
-    if (!ts || ts->kind != RF_A_LIST || !int_arg(p, "dim", 0, &dim)) return 0;
+    int64_t dim = 0, off[RF_MAX_RANK] = {0};
+    if (!ts || ts->kind != RF_A_LIST || rf_opt_int(p, "dim", &dim) < 0) return 0;
     if (dim < 0) dim += v->rank;
     if (dim < 0 || dim >= v->rank) return 0;
     for (size_t i = 0; i < ts->n; i++) {
