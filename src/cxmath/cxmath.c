@@ -108,10 +108,9 @@ rf_cx rf_cx_mul_eager(rf_lowering *L, rf_cx a, rf_cx b) {
 /* a + alpha b as eager's add kernel computes it: alpha b is a complex product even for alpha = 1, so
  * (1 + inf i) contributes nan to the real part and -0 - 0i turns into +0 - 0i. */
 rf_cx rf_cx_add_eager(rf_lowering *L, rf_cx a, rf_cx b, rf_cx alpha) {
-    rf_cx ab = rf_cx_mul_eager(L, alpha, b);
+    rf_cx ab = rf_cx_mul_eager(L, alpha, b); /* never im_zero: its imaginary part is a sum of products */
     rf_rv re = rf_b_add(L, a.re, ab.re);
-    if (a.im_zero && ab.im_zero) return rf_cx_real(re);
-    return rf_cx_make(re, rf_b_add(L, rf_cx_im(a), rf_cx_im(ab)));
+    return rf_cx_make(re, rf_b_add(L, rf_cx_im(a), ab.im));
 }
 
 rf_rv rf_cx_abs(rf_lowering *L, rf_cx a) {
