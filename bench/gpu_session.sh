@@ -42,13 +42,14 @@ for step in "$@"; do
         pids="$pids $!"
       done
       for p in $pids; do wait "$p"; done
-      for k in $(seq 0 $((jobs - 1))); do cat "$out/rp-$k.part" 2>/dev/null; done > "$out/random-programs.txt"
-      for k in $(seq 0 $((jobs - 1))); do mv "$out/rp-$k.part" "$out/rp-$k.part.done" 2>/dev/null; done
-      for k in $(seq 0 $((jobs - 1))); do  # a shard that stopped without its summary keeps its log's tail
-        echo "shard $k: $(tail -n1 "$out/rp-$k.log")"
-        grep -q "^# done" "$out/rp-$k.part.done" 2>/dev/null || tail -n 60 "$out/rp-$k.log" | sed "s/^/  [$k] /"
-      done >> "$out/random-programs.txt"
-      rm -f "$out"/rp-*.log "$out"/rp-*.part.done; grep -c "^# done" "$out/random-programs.txt"; grep "^shard" "$out/random-programs.txt" ;;
+      {
+        for k in $(seq 0 $((jobs - 1))); do cat "$out/rp-$k.part" 2>/dev/null; done
+        for k in $(seq 0 $((jobs - 1))); do  # a shard that stopped without its summary keeps its log's tail
+          echo "shard $k: $(tail -n1 "$out/rp-$k.log")"
+          grep -q "^# done" "$out/rp-$k.part" 2>/dev/null || grep -v DEBUG "$out/rp-$k.log" | tail -n 60 | sed "s/^/  [$k] /"
+        done
+      } > "$out/random-programs.txt"
+      rm -f "$out"/rp-*.log "$out"/rp-*.part; grep -c "^# done" "$out/random-programs.txt"; grep "^shard" "$out/random-programs.txt" ;;
     *) echo "unknown step $step" ;;
   esac
 done
