@@ -44,6 +44,7 @@ typedef enum rf_division {
 typedef enum rf_fft_strategy {
     RF_FFT_MATMUL = 0, /* real matmuls against DFT constants: any compiler runs them (default) */
     RF_FFT_NATIVE = 1, /* realify.fft_c2c/_r2c/_c2r: real-layout operators whose kernels call the platform FFT */
+    RF_FFT_ONNX_DFT = 2, /* realify.dft: one forward DFT per axis with ONNX DFT's semantics (exported as DFT) */
 } rf_fft_strategy;
 
 typedef struct rf_lower_options {

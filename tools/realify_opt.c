@@ -66,7 +66,7 @@ static char *read_all(FILE *f) {
 
 static int usage(void) {
     fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules] [--truncate-double] [--no-cleanup]\n"
-          "                   [--fft matmul|native] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
+          "                   [--fft matmul|native|onnx-dft] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
           "                   [--rotary-op] [--target NAME] [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
@@ -77,7 +77,8 @@ static int usage(void) {
           "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
           "  --target T    the receiver (tensorrt, onnx, executorch, ...): picks its emission where targets differ\n"
           "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n"
-          "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators\n"
+          "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators;\n"
+          "                onnx-dft: realify.dft calls (ONNX DFT)\n"
           "  --division A  c10: Smith's algorithm as eager PyTorch (default); scaled: by max(|c|, |d|)\n",
           stderr);
     return 2;
@@ -99,6 +100,7 @@ int main(int argc, char **argv) {
             const char *s = argv[++i];
             if (strcmp(s, "matmul") == 0) opt.fft = RF_FFT_MATMUL;
             else if (strcmp(s, "native") == 0) opt.fft = RF_FFT_NATIVE;
+            else if (strcmp(s, "onnx-dft") == 0) opt.fft = RF_FFT_ONNX_DFT;
             else return usage();
         } else if (strcmp(argv[i], "--division") == 0 && i + 1 < argc) {
             const char *s = argv[++i];

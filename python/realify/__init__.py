@@ -6,6 +6,7 @@ from ._signature import Boundary, Signature
 from .artifact import load, save
 from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, TargetOpError, UnsupportedOpError
 from .lower import lower
+from .onnx_export import export_onnx
 
 __version__ = "0.1.0"
 
@@ -21,6 +22,7 @@ __all__ = [
     "UnsupportedOpError",
     "check_real_only",
     "core_version",
+    "export_onnx",
     "lower",
     "load",
     "lower_graph_module",

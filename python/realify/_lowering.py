@@ -222,8 +222,8 @@ def lower_graph_module(
     rotary_op: bool = False,
     target: str = "portable",
 ) -> tuple[fx.GraphModule, LoweringReport]:
-    """`fft`: "matmul" or "native"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C core may lay
-    out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
+    """`fft`: "matmul", "native" or "onnx-dft"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C
+    core may lay out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
     checked against (realify.targets)."""
     validate_target(target)
     gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
@@ -234,7 +234,7 @@ def lower_graph_module(
             t.text,
             truncate_double=truncate_double,
             graph=True,
-            native_fft=native_fft.resolve(fft, None) == "native",
+            fft=native_fft.core_code(native_fft.resolve(fft, None)),
             planar=planar,
             rotary_op=rotary_op,
             target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it

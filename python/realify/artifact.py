@@ -143,9 +143,12 @@ def save(ep: torch.export.ExportedProgram, path: str | os.PathLike[str], *, opse
     if suffix == ".pt2":
         torch.export.save(ep, path, extra_files={PT2_EXTRA_FILE: text})
     elif suffix == ".onnx":
+        from .onnx_export import default_opset, translation_table
+
         args, kwargs = ep.example_inputs or ((), {})
         with _quiet_onnx():
-            prog = torch.onnx.export(ep, tuple(args), kwargs=kwargs, dynamo=True, opset_version=opset, verbose=False)
+            prog = torch.onnx.export(ep, tuple(args), kwargs=kwargs, dynamo=True, opset_version=opset, verbose=False,
+                                     custom_translation_table=translation_table(opset or default_opset()))
         assert prog is not None
         prog.model.metadata_props[ONNX_KEY] = text
         prog.model.metadata_props["realify.version"] = record["realify_version"]

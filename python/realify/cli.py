@@ -97,6 +97,16 @@ def _root_cause(e: BaseException) -> str:
     return f"{type(e).__name__}: {_first_line(e)}"
 
 
+def _onnx_options(fft: str, opset: int | None) -> dict[str, Any]:
+    """An ONNX file for ONNX's own receivers: the opset picks DFT nodes for the FFTs (opset >= 17) and
+    RotaryEmbedding for RoPE (opset >= 23), as realify.export_onnx does."""
+    from .onnx_export import default_opset, fft_strategy
+    from .rotary import ROTARY_MIN_OPSET
+
+    n = default_opset() if opset is None else opset
+    return {"target": "onnx", "fft": fft_strategy(fft, n), "rotary_op": n >= ROTARY_MIN_OPSET}
+
+
 def _lower_options(args: argparse.Namespace) -> dict[str, Any]:
     from .inspection import lower_accepts
 
@@ -176,6 +186,9 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     if (args.inputs or args.tol is not None) and not args.verify:
         raise CliError("--inputs and --tol apply with --verify only")
     kw = _lower_options(args)
+    if out_ext == ".onnx" and args.target in (None, "onnx"):
+        kw.update(_onnx_options(kw.get("fft", "auto"), args.opset))
+        report["options"].update(fft=kw["fft"], rotary_op=kw["rotary_op"])  # what the opset picked
     times = report["timings_s"]
     t = time.perf_counter()
     progress(f"loading {args.input}")

@@ -1,9 +1,10 @@
-"""The real-layout FFT operators that the C core emits under fft="native".
+"""The real-layout FFT operators that the C core emits under fft="native" and fft="onnx-dft".
 
 Each takes and returns real tensors in `torch.view_as_real` layout, so the graph that holds them has no complex
 dtype, while the kernel calls the platform FFT (cuFFT on CUDA, pocketfft on the CPU). Transforms are
 unnormalised; the lowered graph scales afterwards. Fake kernels give shapes only, so export, dynamo and Inductor
-treat the operators as opaque kernels.
+treat the operators as opaque kernels. realify.dft (fft="onnx-dft") is ONNX DFT's forward transform, one axis per
+call; the ONNX export turns each call into one DFT node (realify.onnx_export).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import torch
 
 # "auto" resolves to "native" for these inner compilers: they can call a torch.library kernel.
 NATIVE_INNER = ("inductor", "eager")
-STRATEGIES = ("auto", "matmul", "native")
+STRATEGIES = ("auto", "matmul", "native", "onnx-dft")
+_CORE_CODES = {"matmul": 0, "native": 1, "onnx-dft": 2}  # rf_fft_strategy in include/realify.h
 
 
 def _as_complex(x: torch.Tensor) -> torch.Tensor:
@@ -63,6 +65,33 @@ def _(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
     shape = list(x.shape[:-1])
     shape[dim[-1]] = last_dim_size
     return x.new_empty(shape)
+
+
+@torch.library.custom_op("realify::dft", mutates_args=())
+def dft(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
+    """ONNX DFT, forward: x real [..., 1] or complex [..., 2]; the result [..., 2], n//2+1 entries along `axis`
+    when `onesided` (a real x only)."""
+    if x.shape[-1] == 1:
+        xr = x.squeeze(-1)
+        xr = xr.float() if xr.dtype in (torch.float16, torch.bfloat16) else xr
+        z = torch.fft.rfft(xr, dim=axis) if onesided else torch.fft.fft(xr, dim=axis)
+    else:
+        z = torch.fft.fft(_as_complex(x), dim=axis)
+    return _as_real(z, x.dtype)
+
+
+@dft.register_fake
+def _(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
+    shape = list(x.shape)
+    if onesided:
+        shape[axis] = shape[axis] // 2 + 1
+    shape[-1] = 2
+    return x.new_empty(shape)
+
+
+def core_code(strategy: str) -> int:
+    """The C core's code for a resolved strategy."""
+    return _CORE_CODES[strategy]
 
 
 def resolve(fft: str, inner: str | None) -> str:

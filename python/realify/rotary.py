@@ -28,7 +28,7 @@ def _(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     return x.new_empty(x.shape)
 
 
-def _rotary_to_onnx(x: Any, cos: Any, sin: Any) -> Any:
+def rotary_to_onnx(x: Any, cos: Any, sin: Any) -> Any:
     """x [B, S, H, D] -> RotaryEmbedding's 3-D form [B, S, H*D] (num_heads=H); cos/sin [b, s, 1, D/2] are
     squeezed over heads and expanded to [B, S, D/2] (no position_ids: the table is already per position)."""
     from onnxscript import opset23 as op
@@ -48,21 +48,14 @@ def _rotary_to_onnx(x: Any, cos: Any, sin: Any) -> Any:
 
 def onnx_translation_table() -> dict[Any, Any]:
     """For torch.onnx.export(..., custom_translation_table=...) at opset >= 23."""
-    return {torch.ops.realify.rotary_embedding.default: _rotary_to_onnx}
+    return {torch.ops.realify.rotary_embedding.default: rotary_to_onnx}
 
 
 def export_onnx(
     model: torch.export.ExportedProgram, args: tuple[Any, ...], *, opset_version: int = ROTARY_MIN_OPSET, **kwargs: Any
 ) -> Any:
-    """Lower an ExportedProgram and export it to ONNX: with opset >= 23 each RoPE is one RotaryEmbedding node,
-    below it RoPE stays plain real ops. Complex arguments in `args` are passed as view_as_real tensors."""
-    from .lower import lower
-    from .runtime import unpack
+    """realify.export_onnx at opset 23 by default: with opset >= 23 each RoPE is one RotaryEmbedding node, below
+    it RoPE stays plain real ops."""
+    from .onnx_export import export_onnx as export
 
-    rotary = opset_version >= ROTARY_MIN_OPSET
-    lowered = lower(model, rotary_op=rotary)
-    real_args = tuple(unpack(a, a.real.dtype) if isinstance(a, torch.Tensor) and a.is_complex() else a for a in args)
-    table = onnx_translation_table() if rotary else None
-    return torch.onnx.export(
-        lowered, real_args, dynamo=True, opset_version=opset_version, custom_translation_table=table, **kwargs
-    )
+    return export(model, args, opset_version=opset_version, **kwargs)

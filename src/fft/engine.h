@@ -43,11 +43,18 @@ rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const i
                             int64_t last_dim_size, const rf_fft_keep *keep);
 
 /* The native strategy (native.c): one call of realify.fft_c2c/_r2c/_c2r, our
- * real-layout operators over the platform FFT, instead of DFT matmuls. */
+ * real-layout operators over the platform FFT, instead of DFT matmuls. Under
+ * onnx-dft the same entry points emit realify.dft calls instead. */
 int rf_fft_native(const rf_fft_ctx *f);
 rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign);
 rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
 rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
+
+/* The onnx-dft strategy (dft_op.c): forward realify.dft calls, one per axis (ONNX DFT, opset >= 17).
+ * rf_fft_native() is true for it too: neither builds DFT matrices. */
+rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign);
+rf_cx rf_fft_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
+rf_value *rf_fft_dft_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
 
 /* Shape ops on both parts (rf_b_transpose, rf_b_resize). */
 rf_cx rf_fft_transpose_pair(rf_lowering *L, rf_cx x, int d0, int d1);

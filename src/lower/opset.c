@@ -315,6 +315,7 @@ static const rf_opset_entry opset[] = {
     {"aten.zeros_like.default", TRT | ONNX | ET | OV | CML},
     /* realify's own operators (torch.library, python/realify): the platform FFT behind fft="native", which
      * only eager and Inductor can call, and the RoPE op that exports to ONNX RotaryEmbedding (opset >= 23) */
+    {"realify.dft.default", ONNX}, /* fft="onnx-dft": exported as ONNX DFT; TensorRT's parser takes it from 11.2 */
     {"realify.fft_c2c.default", 0},
     {"realify.fft_c2r.default", 0},
     {"realify.fft_r2c.default", 0},

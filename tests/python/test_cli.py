@@ -179,6 +179,23 @@ def test_rope_with_input_file_and_fft_verify(work: dict[str, Any], capsys: pytes
     assert 0 < rep["verify"]["outputs"][0]["max_rel"] <= 1e-4  # DFT as matmul vs pocketfft: close, not equal
 
 
+@pytest.mark.parametrize("fft", [None, "matmul"])
+def test_onnx_output_picks_dft_nodes_by_opset(work: dict[str, Any], capsys: pytest.CaptureFixture[str],
+                                              fft: str | None) -> None:
+    import onnx
+
+    d = work["dir"]
+    out, rep_path = d / f"fft_{fft}.onnx", d / f"fft_{fft}.json"
+    extra = ["--fft", fft] if fft else []
+    code, err = _main(capsys, "lower", str(d / "fft.pt2"), "-o", str(out), "--verify", "--report", str(rep_path),
+                      "--opset", "18", *extra)
+    assert code == 0, err
+    rep = json.loads(rep_path.read_text())
+    assert rep["verify"]["passed"] and rep["options"]["fft"] == (fft or "onnx-dft")
+    ops = [n.op_type for n in onnx.load(str(out)).graph.node]
+    assert ops.count("DFT") == (0 if fft else 2)  # rfft and irfft: one DFT node each by default
+
+
 def test_inspect_lists_unsupported_op_with_source_line(work: dict[str, Any]) -> None:
     code, out, err = work["runs"]["inspect"]
     assert code == 2
