@@ -107,6 +107,29 @@ class FNOSpectral1d(nn.Module):
         return torch.fft.irfft(out, n=x.shape[-1])
 
 
+class FNOSpectral2d(nn.Module):
+    """A 2-D Fourier layer as the FNO reference code writes it: rfft2, two corner blocks of modes mixed by
+    complex weights and written into a zeros spectrum, irfft2."""
+
+    def __init__(self, channels: int = 4, m1: int = 4, m2: int = 5, dtype: torch.dtype = torch.complex64) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(3)
+        self.m1, self.m2 = m1, m2
+        scale = 1.0 / channels
+        self.w1 = nn.Parameter(scale * torch.randn(channels, channels, m1, m2, dtype=dtype, generator=g))
+        self.w2 = nn.Parameter(scale * torch.randn(channels, channels, m1, m2, dtype=dtype, generator=g))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # x: (b, c, h, w)
+        b, c, h, w = x.shape
+        x_ft = torch.fft.rfft2(x)
+        out_ft = torch.zeros(b, c, h, w // 2 + 1, dtype=self.w1.dtype, device=x.device)
+        out_ft[:, :, : self.m1, : self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, : self.m1, : self.m2], self.w1)
+        out_ft[:, :, -self.m1 :, : self.m2] = torch.einsum(
+            "bixy,ioxy->boxy", x_ft[:, :, -self.m1 :, : self.m2], self.w2
+        )
+        return torch.fft.irfft2(out_ft, s=(h, w))
+
+
 class FNet(nn.Module):
     """FNet token mixing: real part of a 2-D FFT over (sequence, hidden), then a residual feed-forward."""
 

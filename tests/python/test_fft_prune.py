@@ -16,7 +16,7 @@ import pytest
 import realify
 import torch
 from harness import TOL, assert_real_only, compare, to_real
-from realify.zoo import FNOSpectral1d
+from realify.zoo import FNOSpectral1d, FNOSpectral2d
 from torch.fx.experimental.proxy_tensor import make_fx
 
 
@@ -186,32 +186,9 @@ def matmul_flops(gm: torch.fx.GraphModule) -> int:
     return total
 
 
-class FNO2d(torch.nn.Module):
-    """A 2-D Fourier layer as the FNO reference code writes it: rfft2, two corner blocks of modes mixed by
-    complex weights and written into a zeros spectrum, irfft2."""
-
-    def __init__(self, channels: int = 4, m1: int = 4, m2: int = 5, dtype: torch.dtype = torch.complex64) -> None:
-        super().__init__()
-        g = torch.Generator().manual_seed(3)
-        self.m1, self.m2 = m1, m2
-        scale = 1.0 / channels
-        self.w1 = torch.nn.Parameter(scale * torch.randn(channels, channels, m1, m2, dtype=dtype, generator=g))
-        self.w2 = torch.nn.Parameter(scale * torch.randn(channels, channels, m1, m2, dtype=dtype, generator=g))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, c, h, w = x.shape
-        x_ft = torch.fft.rfft2(x)
-        out_ft = torch.zeros(b, c, h, w // 2 + 1, dtype=self.w1.dtype, device=x.device)
-        out_ft[:, :, : self.m1, : self.m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, : self.m1, : self.m2], self.w1)
-        out_ft[:, :, -self.m1 :, : self.m2] = torch.einsum(
-            "bixy,ioxy->boxy", x_ft[:, :, -self.m1 :, : self.m2], self.w2
-        )
-        return torch.fft.irfft2(out_ft, s=(h, w))
-
-
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 def test_fno2d_layer(dtype: torch.dtype) -> None:
-    model = FNO2d(dtype=torch.complex64 if dtype == torch.float32 else torch.complex128)
+    model = FNOSpectral2d(dtype=torch.complex64 if dtype == torch.float32 else torch.complex128)
     x = torch.randn(2, 4, 16, 20, dtype=dtype, generator=torch.Generator().manual_seed(5))
     with torch.no_grad():
         ref = model(x)
@@ -350,7 +327,7 @@ def test_overlapping_writes_read_the_full_input() -> None:
 @pytest.mark.parametrize("target", ["tensorrt", "onnx", "executorch"])
 def test_pruned_fno_fits_deploy_targets(target: str) -> None:
     """Every op the pruned transforms emit is in the target's declared op set (realify checks it on lowering)."""
-    model = FNO2d(channels=2, m1=3, m2=3)
+    model = FNOSpectral2d(channels=2, m1=3, m2=3)
     x = torch.randn(1, 2, 12, 10)
     with torch.no_grad():
         gm = realify.lower(torch.export.export(model, (x,)), fft="matmul", target=target).module()

@@ -1,0 +1,173 @@
+"""RoPE prefill in several real formulations and Inductor settings, to find the one Inductor compiles best.
+
+Issue 15 asks realify's emission to reach the hand-written kernel and >= 55% of a copy's bandwidth in bf16. This
+script times, for q and k of Llama 3 8B shapes (batch 4, seq 4096, 32/8 heads, head dim 128):
+  pairs      the hand-written form: interleaved pairs, torch.stack of the two products (what realify emits)
+  swap       x * C + swap_pairs(x) * S with full-width tables C = (cos, cos), S = (-sin, sin) per pair
+  halves     the pair's parts as two strided views, results written through one stack (pairs with views)
+each under Inductor's defaults, with coordinate-descent tuning, and with combo kernels (q and k in one kernel),
+plus realify+inductor on the complex code and a copy of the same bytes. It also profiles the decode step (RoPE and
+the KV-cache write) with the planar table and the packed one, to show where their times differ.
+
+    python bench/rope_forms.py [--dtypes bfloat16,float32] [--json out.json]
+    python bench/rope_forms.py --small    # tiny CPU run: every form must match eager complex
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch._inductor.compile_fx import compile_fx
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _util import env_info, kernel_count, print_table, time_ms, write_json  # noqa: E402
+from realify.models.llama3 import apply_rotary_emb  # noqa: E402
+
+
+def pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    xf = x.float().reshape(*x.shape[:-1], -1, 2)
+    x0, x1 = xf[..., 0], xf[..., 1]
+    return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2).type_as(x)
+
+
+def swap(x: torch.Tensor, c2: torch.Tensor, s2: torch.Tensor) -> torch.Tensor:
+    xf = x.float()
+    swapped = xf.reshape(*x.shape[:-1], -1, 2).flip(-1).flatten(-2)
+    return (xf * c2 + swapped * s2).type_as(x)
+
+
+def halves(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    x0, x1 = x[..., 0::2].float(), x[..., 1::2].float()
+    return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2).type_as(x)
+
+
+def tables(f: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    cos, sin = f.real.contiguous(), f.imag.contiguous()
+    c2 = torch.stack([cos, cos], -1).flatten(-2)[None, :, None, :].contiguous()
+    s2 = torch.stack([-sin, sin], -1).flatten(-2)[None, :, None, :].contiguous()
+    return {"pairs": (cos[None, :, None, :], sin[None, :, None, :]), "swap": (c2, s2),
+            "halves": (cos[None, :, None, :], sin[None, :, None, :])}
+
+
+FORMS: dict[str, Callable[..., torch.Tensor]] = {"pairs": pairs, "swap": swap, "halves": halves}
+SETTINGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "coordesc": {"coordinate_descent_tuning": True},
+    "combo": {"combo_kernels": True},
+}
+
+
+def prefill_rows(dtype: torch.dtype, a: argparse.Namespace, dev: torch.device) -> list[dict[str, Any]]:
+    b, s, hq, hk, d = a.batch, a.seq, a.heads, a.kv_heads, a.head_dim
+    g = torch.Generator().manual_seed(0)
+    xq, xk = torch.randn(b, s, hq, d, generator=g).to(dev, dtype), torch.randn(b, s, hk, d, generator=g).to(dev, dtype)
+    f = torch.polar(torch.ones(s, d // 2), torch.randn(s, d // 2, generator=g)).to(dev)
+    ref = apply_rotary_emb(xq, xk, f)
+    moved = 2 * (xq.numel() + xk.numel()) * xq.element_size()
+    half = moved // 4
+    src, dst = torch.empty(half, dtype=torch.float16, device=dev), torch.empty(half, dtype=torch.float16, device=dev)
+    copy_ms = time_ms(lambda: dst.copy_(src), dev, warmup=a.warmup, iters=a.iters)
+    rows = [{"dtype": str(dtype)[6:], "form": "copy", "setting": "-", "ms": copy_ms, "copy_%": 100.0, "kernels": 0,
+             "max_err": 0.0}]
+    tabs = tables(f)
+    runs: list[tuple[str, str, Callable[[], Any]]] = []
+    for setting, opts in SETTINGS.items():
+        for name, form in FORMS.items():
+            c, sn = tabs[name]
+
+            def both(q: torch.Tensor, k: torch.Tensor, c: torch.Tensor, sn: torch.Tensor,
+                     form: Callable[..., torch.Tensor] = form) -> tuple[torch.Tensor, torch.Tensor]:
+                return form(q, c, sn), form(k, c, sn)
+
+            torch._dynamo.reset()
+            fn = torch.compile(both, options=opts)
+            runs.append((name, setting, lambda fn=fn, c=c, sn=sn: fn(xq, xk, c, sn)))
+        torch._dynamo.reset()
+        inner = (lambda gm, ins, opts=opts: compile_fx(gm, ins, config_patches=opts)) if opts else "inductor"
+        rl = torch.compile(apply_rotary_emb, backend="realify", options={"backend": inner})
+        runs.append(("realify", setting, lambda rl=rl: rl(xq, xk, f)))
+    for name, setting, fn in runs:
+        kernels = kernel_count(fn)
+        out = fn()
+        err = max(float((o.float() - r.float()).abs().max()) for o, r in zip(out, ref, strict=True))
+        ms = time_ms(fn, dev, warmup=a.warmup, iters=a.iters)
+        rows.append({"dtype": str(dtype)[6:], "form": name, "setting": setting, "ms": ms,
+                     "copy_%": 100 * copy_ms / ms, "kernels": kernels, "max_err": err})
+    return rows
+
+
+def decode_profile(dtype: torch.dtype, a: argparse.Namespace, dev: torch.device) -> list[str]:
+    """The kernels and their times of one decode step, planar table against packed."""
+    from torch.profiler import ProfilerActivity, profile
+
+    b, s, hq, hk, d = a.batch, a.seq, a.heads, a.kv_heads, a.head_dim
+    g = torch.Generator().manual_seed(1)
+    xq, xk, xv = (torch.randn(b, 1, h, d, generator=g).to(dev, dtype) for h in (hq, hk, hk))
+    f = torch.polar(torch.ones(s, d // 2), torch.randn(s, d // 2, generator=g)).to(dev)
+    ck, cv = torch.zeros(b, s, hk, d, device=dev, dtype=dtype), torch.zeros(b, s, hk, d, device=dev, dtype=dtype)
+
+    def step(xq: torch.Tensor, xk: torch.Tensor, xv: torch.Tensor, f: torch.Tensor, ck: torch.Tensor,
+             cv: torch.Tensor) -> torch.Tensor:
+        pos = ck.shape[1] - 1
+        xq, xk = apply_rotary_emb(xq, xk, f[pos : pos + 1])
+        ck[:, pos : pos + 1] = xk
+        cv[:, pos : pos + 1] = xv
+        return xq
+
+    lines = []
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+    for planar in (True, False):
+        torch._dynamo.reset()
+        fn = torch.compile(step, backend="realify", options={"backend": "inductor", "planar": planar})
+        for _ in range(5):
+            fn(xq, xk, xv, f, ck, cv)
+        ms = time_ms(lambda fn=fn: fn(xq, xk, xv, f, ck, cv), dev, warmup=a.warmup, iters=a.iters)
+        with profile(activities=acts) as prof:
+            for _ in range(10):
+                fn(xq, xk, xv, f, ck, cv)
+        sort = "cuda_time_total" if dev.type == "cuda" else "cpu_time_total"
+        lines.append(f"--- decode {str(dtype)[6:]} planar={planar}: {ms:.4f} ms a step")
+        lines.append(prof.key_averages().table(sort_by=sort, row_limit=14))
+    return lines
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--small", action="store_true")
+    p.add_argument("--device", default=None)
+    p.add_argument("--dtypes", default="bfloat16,float32")
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--seq", type=int, default=4096)
+    p.add_argument("--heads", type=int, default=32)
+    p.add_argument("--kv-heads", type=int, default=8)
+    p.add_argument("--head-dim", type=int, default=128)
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--iters", type=int, default=100)
+    p.add_argument("--no-decode", action="store_true")
+    p.add_argument("--json", default=None)
+    a = p.parse_args()
+    if a.small:
+        a.batch, a.seq, a.heads, a.kv_heads, a.head_dim, a.warmup, a.iters = 1, 16, 4, 2, 8, 1, 3
+        a.device, a.dtypes = a.device or "cpu", "float32"
+    dev = torch.device(a.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    rows: list[dict[str, Any]] = []
+    for dt in a.dtypes.split(","):
+        rows += prefill_rows(getattr(torch, dt), a, dev)
+    print(env_info(dev))
+    keys = ["dtype", "form", "setting", "ms", "copy_%", "kernels", "max_err"]
+    print_table(keys, [[r[k] for k in keys] for r in rows])
+    bad = [r for r in rows if r["max_err"] > (0.05 if r["dtype"] == "bfloat16" else 1e-4)]
+    profile_lines = [] if a.no_decode else decode_profile(getattr(torch, a.dtypes.split(",")[0]), a, dev)
+    print("\n".join(profile_lines))
+    write_json(a.json, {"env": env_info(dev), "args": vars(a), "results": rows, "decode_profile": profile_lines})
+    if bad:
+        raise SystemExit(f"wrong results: {bad}")
+
+
+if __name__ == "__main__":
+    main()
