@@ -35,7 +35,7 @@ lint: $(STAMP)
 # Two workers, one file each at a time: the OpInfo file (the slow one) measures once on its worker.
 PYTEST_WORKERS ?= 2
 test-python: $(STAMP)
-	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests/python
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=25 tests/python
 
 test: test-c fuzz-smoke lint test-python
 
