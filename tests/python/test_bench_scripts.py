@@ -13,11 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # Extra arguments that keep a script's CI run short.
-EXTRA = {"fft_models.py": ["--models", "fno2d,mri"]}
+EXTRA = {"fft_models.py": ["--models", "fno2d,mri"], "onnx_fft.py": ["--models", "fno2d,fnet"]}
 
 
-@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py", "fft.py", "fft_models.py"])
+@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py", "fft.py", "fft_models.py", "onnx_fft.py"])
 def test_bench_script_small(script: str, tmp_path: Path) -> None:
+    if script == "onnx_fft.py":
+        pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
+        pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript")
     out = tmp_path / "result.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--small", "--json", str(out), *EXTRA.get(script, [])],
@@ -43,6 +46,12 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         realify_rows = [r for r in rows if r["impl"].startswith("realify")]
         assert {r["impl"] for r in realify_rows} == {"realify+eager", "realify+inductor", "realify native+inductor"}
         assert all(r["max_rel_err"] < 1e-4 for r in realify_rows)
+    elif script == "onnx_fft.py":
+        by = {(r["model"], r["variant"]): r for r in rows}
+        for model in ("fno2d", "fnet"):
+            dft, mm = by[model, "realify onnx-dft"], by[model, "realify matmul"]
+            assert dft["dft_nodes"] > 0 and mm["dft_nodes"] == 0
+            assert dft["max_rel_err"] < 1e-4 and mm["max_rel_err"] < 1e-4
     elif script == "fft_models.py":
         by = {(r["model"], r["variant"]): r for r in rows}
         for model in ("fno2d", "mri"):
