@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,7 +173,7 @@ class Rebuilder:
                     args.append(self.arg(a))
                 else:
                     kwargs[name] = self.arg(a)
-        name = _fx_name(n.outs[0].name) if len(n.outs) == 1 else _multi_output_name(n.outs[0].name)
+        name = _fx_name(n.outs[0].name) if len(n.outs) == 1 else _multi_output_name(n.outs)
         node = self.graph.create_node("call_function", target, tuple(args), kwargs, name=name)
         if isinstance(target, torch._ops.OpOverload) and torch.Tag.dynamic_output_shape in target.tags:
             # fake tensors cannot run it (linalg_lstsq); the C core knows its output shapes
@@ -188,10 +189,11 @@ class Rebuilder:
         return made
 
 
-def _multi_output_name(first_out: str) -> str | None:
+def _multi_output_name(outs: Sequence[Any]) -> str | None:
     """A multi-output node's own name: its outputs are NAME_0, NAME_1, ... (realify._fx_to_ir), so a node copied
-    from the input graph gets its input name back (realify.targets tells the user's ops from ours by it)."""
-    return _fx_name(first_out[:-2]) if first_out.endswith("_0") else None
+    from the input graph gets its input name back (realify.targets tells the user's ops from ours by it). A node
+    without outputs gets a fresh one."""
+    return _fx_name(outs[0].name[:-2]) if outs and outs[0].name.endswith("_0") else None
 
 
 def _returns_sequence(target: Any) -> bool:

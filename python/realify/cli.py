@@ -98,8 +98,8 @@ def _root_cause(e: BaseException) -> str:
 
 
 def _onnx_options(fft: str, opset: int | None) -> dict[str, Any]:
-    """An ONNX file for ONNX's own receivers: the opset picks DFT nodes for the FFTs (opset >= 17) and
-    RotaryEmbedding for RoPE (opset >= 23), as realify.export_onnx does."""
+    """An ONNX file for ONNX's own receivers, as realify.export_onnx makes it: RotaryEmbedding for RoPE from opset
+    23, DFT nodes for the FFTs with --fft onnx-dft (opset >= 17)."""
     from .onnx_export import default_opset, fft_strategy
     from .rotary import ROTARY_MIN_OPSET
 
@@ -187,7 +187,10 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
         raise CliError("--inputs and --tol apply with --verify only")
     kw = _lower_options(args)
     if out_ext == ".onnx" and args.target in (None, "onnx"):
-        kw.update(_onnx_options(kw.get("fft", "auto"), args.opset))
+        try:
+            kw.update(_onnx_options(kw.get("fft", "auto"), args.opset))
+        except ValueError as e:
+            raise CliError(str(e)) from e
         report["options"].update(fft=kw["fft"], rotary_op=kw["rotary_op"])  # what the opset picked
     times = report["timings_s"]
     t = time.perf_counter()

@@ -40,7 +40,7 @@ def lower(
     (realify.dft, one per transformed axis, which exports to ONNX DFT with
     realify.onnx_export.translation_table), or "auto" (matmul here, since the
     receiver is unknown; the torch.compile backend picks native for Inductor and
-    eager, realify.export_onnx picks onnx-dft). With `planar=True`, a complex buffer or constant that
+    eager). With `planar=True`, a complex buffer or constant that
     the lowered graph reads only as its real and imaginary parts (RoPE's freqs_cis)
     becomes one contiguous real tensor of shape (2,)+S instead, folded once here, so
     the kernels that read it read contiguous cos and sin (the C core decides which).

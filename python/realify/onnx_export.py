@@ -1,11 +1,13 @@
-"""realify.export_onnx: lower for ONNX and export through torch.onnx, with the opset deciding what realify emits.
+"""realify.export_onnx: lower for ONNX and export through torch.onnx, with the opset deciding what realify may emit.
 
-ONNX has ops that do what realify would otherwise spell out in plain real ops: DFT (opset >= 17), which ONNX Runtime
-runs with its own FFT and TensorRT's parser (11.2 and newer) with cuFFT, and RotaryEmbedding (opset >= 23). The
-opset is only known at export, so this entry point picks: fft="auto" becomes "onnx-dft" from opset 17 on (each
-transform one realify.dft per axis, exported as one DFT node), and RoPE becomes realify.rotary_embedding from
-opset 23 on. The translation table maps those ops to ONNX; pass it to torch.onnx.export yourself when you lower
-with fft="onnx-dft" or rotary_op=True and export on your own.
+ONNX has ops that do what realify otherwise spells out in plain real ops: DFT (opset >= 17), which ONNX Runtime runs
+with its own FFT and TensorRT's parser (11.2 and newer) with cuFFT, and RotaryEmbedding (opset >= 23). The opset is
+only known at export, so this entry point picks: RoPE becomes realify.rotary_embedding (one RotaryEmbedding node)
+from opset 23 on, and fft="onnx-dft" (each transform one realify.dft per axis, exported as one DFT node) is allowed
+from opset 17 on. fft="auto" stays "matmul" here: in ONNX Runtime's CPU provider realify's DFT matmuls ran faster
+than its DFT kernel on every FFT model of bench/onnx_fft.py (docs/benchmarks.md). The translation table maps
+realify's ops to ONNX; pass it to torch.onnx.export yourself when you lower with fft="onnx-dft" or rotary_op=True
+and export on your own.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ def default_opset() -> int:
 
 
 def fft_strategy(fft: str, opset: int) -> str:
-    """What fft="auto" means for an ONNX model of this opset; other strategies are kept."""
-    if fft == "auto":
-        return "onnx-dft" if opset >= DFT_MIN_OPSET else "matmul"
+    """The strategy an ONNX model of this opset gets: "auto" is "matmul" (faster in ONNX Runtime, see the module's
+    text); "onnx-dft" needs opset >= 17."""
     native_fft.resolve(fft, None)  # a bad value fails here
-    return fft
+    if fft == "onnx-dft" and opset < DFT_MIN_OPSET:
+        raise ValueError(f'fft="onnx-dft" needs ONNX opset >= {DFT_MIN_OPSET} (DFT); got opset {opset}')
+    return "matmul" if fft == "auto" else fft
 
 
 def _dft_to_onnx(x: Any, axis: int, onesided: bool) -> Any:
@@ -68,15 +71,14 @@ def export_onnx(
     **kwargs: Any,
 ) -> Any:
     """Lower an ExportedProgram for ONNX (target="onnx") and export it with torch.onnx at `opset_version` (torch's
-    default when None). Returns torch.onnx's ONNXProgram. `args` are the original program's: complex ones are passed
-    in the lowered form (view_as_real). `kwargs` go to torch.onnx.export."""
+    default when None). `fft`: "auto" or "matmul" (DFT matmuls), "onnx-dft" (DFT nodes). Returns torch.onnx's
+    ONNXProgram. `args` are the original program's: complex ones are passed in the lowered form (view_as_real).
+    `kwargs` go to torch.onnx.export."""
     from .lower import lower
     from .runtime import real_arguments
 
     opset = default_opset() if opset_version is None else opset_version
     strategy = fft_strategy(fft, opset)
-    if strategy == "onnx-dft" and opset < DFT_MIN_OPSET:
-        raise ValueError(f'fft="onnx-dft" needs ONNX opset >= {DFT_MIN_OPSET} (DFT); got opset {opset}')
     lowered = lower(
         model, fft=strategy, rotary_op=opset >= ROTARY_MIN_OPSET, target="onnx", truncate_double=truncate_double
     )

@@ -179,9 +179,9 @@ def test_rope_with_input_file_and_fft_verify(work: dict[str, Any], capsys: pytes
     assert 0 < rep["verify"]["outputs"][0]["max_rel"] <= 1e-4  # DFT as matmul vs pocketfft: close, not equal
 
 
-@pytest.mark.parametrize("fft", [None, "matmul"])
-def test_onnx_output_picks_dft_nodes_by_opset(work: dict[str, Any], capsys: pytest.CaptureFixture[str],
-                                              fft: str | None) -> None:
+@pytest.mark.parametrize("fft", [None, "onnx-dft"])
+def test_onnx_output_fft_strategies(work: dict[str, Any], capsys: pytest.CaptureFixture[str],
+                                    fft: str | None) -> None:
     import onnx
 
     d = work["dir"]
@@ -191,9 +191,13 @@ def test_onnx_output_picks_dft_nodes_by_opset(work: dict[str, Any], capsys: pyte
                       "--opset", "18", *extra)
     assert code == 0, err
     rep = json.loads(rep_path.read_text())
-    assert rep["verify"]["passed"] and rep["options"]["fft"] == (fft or "onnx-dft")
+    assert rep["verify"]["passed"] and rep["options"]["fft"] == (fft or "matmul")
     ops = [n.op_type for n in onnx.load(str(out)).graph.node]
-    assert ops.count("DFT") == (0 if fft else 2)  # rfft and irfft: one DFT node each by default
+    assert ops.count("DFT") == (2 if fft else 0)  # rfft and irfft: one DFT node each with --fft onnx-dft
+    if not fft:
+        code, err = _main(capsys, "lower", str(d / "fft.pt2"), "-o", str(d / "x.onnx"), "--opset", "16", "--fft",
+                          "onnx-dft")
+        assert code == 2 and "opset >= 17" in err
 
 
 def test_inspect_lists_unsupported_op_with_source_line(work: dict[str, Any]) -> None:

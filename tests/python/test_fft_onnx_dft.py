@@ -1,5 +1,6 @@
 """fft="onnx-dft": every transform becomes forward realify.dft calls (ONNX DFT's semantics, one axis each), and
-realify.export_onnx turns each into one ONNX DFT node that ONNX Runtime runs, with no complex dtype anywhere."""
+realify.export_onnx(..., fft="onnx-dft") turns each into one ONNX DFT node that ONNX Runtime runs, with no complex
+dtype anywhere."""
 
 from __future__ import annotations
 
@@ -104,10 +105,11 @@ def test_strategy_is_checked_against_the_target() -> None:
         realify.lower(gm, fft="onnx-dft", target="tensorrt")
 
 
-def test_opset_decides_auto() -> None:
-    assert onnx_export.fft_strategy("auto", 17) == "onnx-dft"
-    assert onnx_export.fft_strategy("auto", 16) == "matmul"  # no DFT before opset 17
-    assert onnx_export.fft_strategy("matmul", 20) == "matmul"
+def test_opset_and_strategy_for_onnx() -> None:
+    assert onnx_export.fft_strategy("auto", 20) == "matmul"  # faster in ONNX Runtime (bench/onnx_fft.py)
+    assert onnx_export.fft_strategy("onnx-dft", 17) == "onnx-dft"
+    with pytest.raises(ValueError, match="opset >= 17"):
+        onnx_export.fft_strategy("onnx-dft", 16)  # no DFT before opset 17
     with pytest.raises(ValueError, match="fft must be one of"):
         onnx_export.fft_strategy("cufft", 20)
     assert not onnx_export.translation_table(16)
@@ -145,7 +147,7 @@ def _export_and_run(model: torch.nn.Module, args: tuple[torch.Tensor, ...], real
 def test_zoo_models_run_in_onnx_runtime_with_dft_nodes(name: str, opset: int) -> None:
     e = zoo.entry(name)
     model, args = e.make(), e.inputs()
-    ops, outs, _ = _export_and_run(model, args, zoo.real_inputs(e, args), opset_version=opset)
+    ops, outs, _ = _export_and_run(model, args, zoo.real_inputs(e, args), opset_version=opset, fft="onnx-dft")
     assert ops.count("DFT") >= 1
     assert zoo.max_rel_error(model(*args), outs) <= e.rtol
 
@@ -163,7 +165,7 @@ class _Fn(torch.nn.Module):
 def test_transforms_run_in_onnx_runtime(name: str) -> None:
     fn, make = ALL[name]
     args = make()
-    ops, outs, _ = _export_and_run(_Fn(fn), args, tuple(_real_args(args)))
+    ops, outs, _ = _export_and_run(_Fn(fn), args, tuple(_real_args(args)), fft="onnx-dft")
     assert ops.count("DFT") >= 1
     ref = fn(*args)
     ref_r = torch.view_as_real(ref) if ref.is_complex() else ref
@@ -171,9 +173,9 @@ def test_transforms_run_in_onnx_runtime(name: str) -> None:
     torch.testing.assert_close(outs[0], ref_r, rtol=tol, atol=tol * ref_r.abs().max().item())
 
 
-def test_matmul_strategy_exports_without_dft() -> None:
+def test_default_strategy_exports_matmuls_without_dft() -> None:
     e = zoo.entry("fnet")
     model, args = e.make(), e.inputs()
-    ops, outs, _ = _export_and_run(model, args, zoo.real_inputs(e, args), opset_version=18, fft="matmul")
+    ops, outs, _ = _export_and_run(model, args, zoo.real_inputs(e, args), opset_version=18)
     assert "DFT" not in ops and "MatMul" in ops
     assert zoo.max_rel_error(model(*args), outs) <= e.rtol
