@@ -133,9 +133,10 @@ static rf_value *pad_signal(rf_lowering *L, rf_value *v, const void *arg) {
 static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     const frame_args *fa = arg;
     rf_dim d[3] = {v->dims[0], v->dims[1], {fa->n_fft, NULL}};
-    /* a static index beyond the constant cap (a very long signal) frames with unfold too */
+    /* an index larger than the FFT tables may be (a very long signal) frames with unfold too: building and
+     * printing a constant of hundreds of MB took seconds (a fuzzer's slow unit) */
     int too_big = !d[1].sym && d[1].size >= fa->n_fft &&
-                  (d[1].size - fa->n_fft) / fa->hop + 1 > (int64_t)(RF_MAX_DATA_BYTES / sizeof(double)) / fa->n_fft;
+                  (d[1].size - fa->n_fft) / fa->hop + 1 > RF_FFT_MAX_TABLE_BYTES / (int64_t)sizeof(int64_t) / fa->n_fft;
     if (d[1].sym || too_big) {
         char sym[200];
         if (d[1].sym) {
