@@ -4,6 +4,9 @@ Issue 15 asks realify's emission to reach the hand-written kernel and >= 55% of 
 script times, for q and k of Llama 3 8B shapes (batch 4, seq 4096, 32/8 heads, head dim 128):
   pairs      the hand-written form: interleaved pairs, torch.stack of the two products (what realify emits)
   swap       x * C + swap_pairs(x) * S with full-width tables C = (cos, cos), S = (-sin, sin) per pair
+  dup        x0 * T1 + x1 * T2, x0/x1 broadcast over their pair, T1 = (cos, sin), T2 = (-sin, cos) per pair
+  dup_inline dup with T1 and T2 stacked in the graph from contiguous cos and sin
+  dup_packed dup with T1 the caller's view_as_real(freqs_cis) (no copy) and T2 its flipped pairs times (-1, 1)
   halves     the pair's parts as two strided views, results written through one stack (pairs with views)
 each under Inductor's defaults, with coordinate-descent tuning, and with combo kernels (q and k in one kernel),
 plus realify+inductor on the complex code and a copy of the same bytes. It also profiles the decode step (RoPE and
@@ -41,6 +44,26 @@ def swap(x: torch.Tensor, c2: torch.Tensor, s2: torch.Tensor) -> torch.Tensor:
     return (xf * c2 + swapped * s2).type_as(x)
 
 
+def dup(x: torch.Tensor, t1: torch.Tensor, t2: torch.Tensor) -> torch.Tensor:
+    """x[2j] and x[2j+1] each broadcast over their pair; t1 = (cos, sin), t2 = (-sin, cos) per pair. Every lane
+    computes x0 * t1 + x1 * t2 in the complex product's own order (re: x0 c - x1 s, im: x0 s + x1 c), so a fused
+    multiply-add contracts it as eager's complex multiply does."""
+    xf = x.float().reshape(*x.shape[:-1], -1, 2)
+    x0, x1 = xf[..., :1].expand(xf.shape), xf[..., 1:].expand(xf.shape)
+    return (x0 * t1 + x1 * t2).flatten(-2).type_as(x)
+
+
+def dup_inline(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """dup with its tables built in the graph from cos and sin (what a table passed per call would give)."""
+    return dup(x, torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1))
+
+
+def dup_packed(x: torch.Tensor, f: torch.Tensor, sign: torch.Tensor) -> torch.Tensor:
+    """dup reading the caller's view_as_real(freqs_cis) as T1 with no copy: T2 = (-sin, cos) is T1 with its pair
+    flipped and the first entry negated (sign = (-1, 1), an exact multiply)."""
+    return dup(x, f, f.flip(-1) * sign)
+
+
 def halves(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     x0, x1 = x[..., 0::2].float(), x[..., 1::2].float()
     return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2).type_as(x)
@@ -50,11 +73,16 @@ def tables(f: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     cos, sin = f.real.contiguous(), f.imag.contiguous()
     c2 = torch.stack([cos, cos], -1).flatten(-2)[None, :, None, :].contiguous()
     s2 = torch.stack([-sin, sin], -1).flatten(-2)[None, :, None, :].contiguous()
-    return {"pairs": (cos[None, :, None, :], sin[None, :, None, :]), "swap": (c2, s2),
+    t1 = torch.stack([cos, sin], -1)[None, :, None].contiguous()
+    t2 = torch.stack([-sin, cos], -1)[None, :, None].contiguous()
+    return {"pairs": (cos[None, :, None, :], sin[None, :, None, :]), "swap": (c2, s2), "dup": (t1, t2),
+            "dup_inline": (cos[None, :, None, :], sin[None, :, None, :]),
+            "dup_packed": (torch.view_as_real(f)[None, :, None], torch.tensor([-1.0, 1.0], device=f.device)),
             "halves": (cos[None, :, None, :], sin[None, :, None, :])}
 
 
-FORMS: dict[str, Callable[..., torch.Tensor]] = {"pairs": pairs, "swap": swap, "halves": halves}
+FORMS: dict[str, Callable[..., torch.Tensor]] = {"pairs": pairs, "swap": swap, "dup": dup, "dup_inline": dup_inline,
+                                              "dup_packed": dup_packed, "halves": halves}
 SETTINGS: dict[str, dict[str, Any]] = {
     "default": {},
     "coordesc": {"coordinate_descent_tuning": True},
@@ -77,6 +105,8 @@ def prefill_rows(dtype: torch.dtype, a: argparse.Namespace, dev: torch.device) -
     tabs = tables(f)
     runs: list[tuple[str, str, Callable[[], Any]]] = []
     for setting, opts in SETTINGS.items():
+        if setting not in a.settings.split(","):
+            continue
         for name, form in FORMS.items():
             c, sn = tabs[name]
 
@@ -149,6 +179,7 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--no-decode", action="store_true")
+    p.add_argument("--settings", default=",".join(SETTINGS), help="Inductor settings to try (default: all)")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     if a.small:
