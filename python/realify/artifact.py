@@ -143,7 +143,7 @@ def save(ep: torch.export.ExportedProgram, path: str | os.PathLike[str], *, opse
     if suffix == ".pt2":
         torch.export.save(ep, path, extra_files={PT2_EXTRA_FILE: text})
     elif suffix == ".onnx":
-        from .onnx_export import default_opset, translation_table
+        from .onnx_ops import default_opset, translation_table
 
         args, kwargs = ep.example_inputs or ((), {})
         with _quiet_onnx():

@@ -100,7 +100,8 @@ def _root_cause(e: BaseException) -> str:
 def _onnx_options(fft: str, opset: int | None) -> dict[str, Any]:
     """An ONNX file for ONNX's own receivers, as realify.export_onnx makes it: RotaryEmbedding for RoPE from opset
     23, DFT nodes for the FFTs with --fft onnx-dft (opset >= 17)."""
-    from .onnx_export import default_opset, fft_strategy
+    from .onnx_export import fft_strategy
+    from .onnx_ops import default_opset
     from .rotary import ROTARY_MIN_OPSET
 
     n = default_opset() if opset is None else opset

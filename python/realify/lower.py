@@ -38,7 +38,7 @@ def lower(
     modified. `fft`: "matmul" (DFTs as real matmuls, which every compiler runs),
     "native" (realify.fft_* operators over the platform FFT), "onnx-dft"
     (realify.dft, one per transformed axis, which exports to ONNX DFT with
-    realify.onnx_export.translation_table), or "auto" (matmul here, since the
+    realify.onnx_ops.translation_table), or "auto" (matmul here, since the
     receiver is unknown; the torch.compile backend picks native for Inductor and
     eager). With `planar=True`, a complex buffer or constant that
     the lowered graph reads only as its real and imaginary parts (RoPE's freqs_cis)

@@ -5,9 +5,8 @@ with its own FFT and TensorRT's parser (11.2 and newer) with cuFFT, and RotaryEm
 only known at export, so this entry point picks: RoPE becomes realify.rotary_embedding (one RotaryEmbedding node)
 from opset 23 on, and fft="onnx-dft" (each transform one realify.dft per axis, exported as one DFT node) is allowed
 from opset 17 on. fft="auto" stays "matmul" here: in ONNX Runtime's CPU provider realify's DFT matmuls ran faster
-than its DFT kernel on every FFT model of bench/onnx_fft.py (docs/benchmarks.md). The translation table maps
-realify's ops to ONNX; pass it to torch.onnx.export yourself when you lower with fft="onnx-dft" or rotary_op=True
-and export on your own.
+than its DFT kernel on every FFT model of bench/onnx_fft.py (docs/benchmarks.md). realify.onnx_ops holds the
+translation of realify's ops to ONNX.
 """
 
 from __future__ import annotations
@@ -17,16 +16,8 @@ from typing import Any
 import torch
 
 from . import native_fft
-from .rotary import ROTARY_MIN_OPSET, rotary_to_onnx
-
-DFT_MIN_OPSET = 17  # the first opset with DFT
-
-
-def default_opset() -> int:
-    """The opset torch.onnx.export writes when given none."""
-    from torch.onnx._internal.exporter import _constants
-
-    return int(_constants.TORCHLIB_OPSET)
+from .onnx_ops import DFT_MIN_OPSET, default_opset, translation_table
+from .rotary import ROTARY_MIN_OPSET
 
 
 def fft_strategy(fft: str, opset: int) -> str:
@@ -36,29 +27,6 @@ def fft_strategy(fft: str, opset: int) -> str:
     if fft == "onnx-dft" and opset < DFT_MIN_OPSET:
         raise ValueError(f'fft="onnx-dft" needs ONNX opset >= {DFT_MIN_OPSET} (DFT); got opset {opset}')
     return "matmul" if fft == "auto" else fft
-
-
-def _dft_to_onnx(x: Any, axis: int, onesided: bool) -> Any:
-    """realify.dft -> one DFT node. The axis is an attribute in the opset-17 form, which torch.onnx converts to the
-    input form of opset 20 and later. A transform along dim 0 gets a leading unit dim: ONNX reads dim 0 as the
-    batch."""
-    from onnxscript import opset18 as op
-
-    if axis != 0:
-        return op.DFT(x, axis=axis, inverse=0, onesided=int(onesided))
-    lead = op.Constant(value_ints=[0])
-    y = op.DFT(op.Unsqueeze(x, lead), axis=1, inverse=0, onesided=int(onesided))
-    return op.Squeeze(y, lead)
-
-
-def translation_table(opset: int) -> dict[Any, Any]:
-    """torch.onnx.export(..., custom_translation_table=...) for the realify ops an export at `opset` may hold."""
-    table: dict[Any, Any] = {}
-    if opset >= DFT_MIN_OPSET:
-        table[torch.ops.realify.dft.default] = _dft_to_onnx
-    if opset >= ROTARY_MIN_OPSET:
-        table[torch.ops.realify.rotary_embedding.default] = rotary_to_onnx
-    return table
 
 
 def export_onnx(

@@ -44,18 +44,3 @@ def rotary_to_onnx(x: Any, cos: Any, sin: Any) -> Any:
         return op.Reshape(y, op.Shape(x))
     xt = op.Transpose(x, perm=[0, 2, 1, 3])  # the 4-D form is [B, H, S, D]
     return op.Transpose(op.RotaryEmbedding(xt, c, s, interleaved=1), perm=[0, 2, 1, 3])
-
-
-def onnx_translation_table() -> dict[Any, Any]:
-    """For torch.onnx.export(..., custom_translation_table=...) at opset >= 23."""
-    return {torch.ops.realify.rotary_embedding.default: rotary_to_onnx}
-
-
-def export_onnx(
-    model: torch.export.ExportedProgram, args: tuple[Any, ...], *, opset_version: int = ROTARY_MIN_OPSET, **kwargs: Any
-) -> Any:
-    """realify.export_onnx at opset 23 by default: with opset >= 23 each RoPE is one RotaryEmbedding node, below
-    it RoPE stays plain real ops."""
-    from .onnx_export import export_onnx as export
-
-    return export(model, args, opset_version=opset_version, **kwargs)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import realify
 import torch
-from realify import onnx_export, zoo
+from realify import onnx_export, onnx_ops, zoo
 from realify.errors import TargetOpError
 from test_fft_native import CASES, _real_args
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -112,9 +112,9 @@ def test_opset_and_strategy_for_onnx() -> None:
         onnx_export.fft_strategy("onnx-dft", 16)  # no DFT before opset 17
     with pytest.raises(ValueError, match="fft must be one of"):
         onnx_export.fft_strategy("cufft", 20)
-    assert not onnx_export.translation_table(16)
-    assert set(onnx_export.translation_table(18)) == {DFT}
-    assert len(onnx_export.translation_table(23)) == 2  # DFT and RotaryEmbedding
+    assert not onnx_ops.translation_table(16)
+    assert set(onnx_ops.translation_table(18)) == {DFT}
+    assert len(onnx_ops.translation_table(23)) == 2  # DFT and RotaryEmbedding
 
 
 # ONNX Runtime: the zoo's FFT models and the cases above, exported with DFT nodes.

@@ -9,7 +9,6 @@ import realify
 import torch
 from harness import assert_real_only
 from realify.models import llama3
-from realify.rotary import export_onnx
 from torch.fx.experimental.proxy_tensor import make_fx
 
 ROTARY = torch.ops.realify.rotary_embedding.default
@@ -73,7 +72,8 @@ def test_tiny_llama_onnx_rotary_embedding(opset: int) -> None:
     cfg = llama3.ModelArgs(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=128, multiple_of=16, max_seq_len=32)
     model = llama3.build(cfg, seed=0)
     tokens = torch.randint(0, cfg.vocab_size, (2, 16), generator=torch.Generator().manual_seed(0))
-    model_proto = export_onnx(torch.export.export(model, (tokens,)), (tokens,), opset_version=opset).model_proto
+    ep = torch.export.export(model, (tokens,))
+    model_proto = realify.export_onnx(ep, (tokens,), opset_version=opset).model_proto
     nodes = [n for n in model_proto.graph.node if n.op_type == "RotaryEmbedding"]
     if opset >= 23:
         assert len(nodes) == 2 * cfg.n_layers  # one per rotated tensor: q and k of every layer
