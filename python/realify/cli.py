@@ -100,12 +100,10 @@ def _root_cause(e: BaseException) -> str:
 def _onnx_options(fft: str, opset: int | None) -> dict[str, Any]:
     """An ONNX file for ONNX's own receivers, as realify.export_onnx makes it: RotaryEmbedding for RoPE from opset
     23, DFT nodes for the FFTs with --fft onnx-dft (opset >= 17)."""
-    from .onnx_export import fft_strategy
+    from .onnx_export import lower_options
     from .onnx_ops import default_opset
-    from .rotary import ROTARY_MIN_OPSET
 
-    n = default_opset() if opset is None else opset
-    return {"target": "onnx", "fft": fft_strategy(fft, n), "rotary_op": n >= ROTARY_MIN_OPSET}
+    return lower_options(fft, default_opset() if opset is None else opset)
 
 
 def _lower_options(args: argparse.Namespace) -> dict[str, Any]:

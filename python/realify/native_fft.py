@@ -17,10 +17,13 @@ STRATEGIES = ("auto", "matmul", "native", "onnx-dft")
 _CORE_CODES = {"matmul": 0, "native": 1, "onnx-dft": 2}  # rf_fft_strategy in include/realify.h
 
 
+def _no_half(x: torch.Tensor) -> torch.Tensor:
+    """Halves as float: the CPU FFT and cuFFT (non-powers of 2) lack them."""
+    return x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+
+
 def _as_complex(x: torch.Tensor) -> torch.Tensor:
-    if x.dtype in (torch.float16, torch.bfloat16):  # the CPU FFT and cuFFT (non-powers of 2) lack halves
-        x = x.float()
-    return torch.view_as_complex(x.contiguous())
+    return torch.view_as_complex(_no_half(x).contiguous())
 
 
 def _as_real(z: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -46,8 +49,7 @@ def _r2c_shape(x: torch.Tensor, dim: list[int], onesided: bool) -> list[int | to
 
 @torch.library.custom_op("realify::fft_r2c", mutates_args=())
 def fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
-    xf = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
-    return _as_real(torch._fft_r2c(xf.contiguous(), dim, 0, onesided), x.dtype)
+    return _as_real(torch._fft_r2c(_no_half(x).contiguous(), dim, 0, onesided), x.dtype)
 
 
 @fft_r2c.register_fake
@@ -72,8 +74,7 @@ def dft(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
     """ONNX DFT, forward: x real [..., 1] or complex [..., 2]; the result [..., 2], n//2+1 entries along `axis`
     when `onesided` (a real x only)."""
     if x.shape[-1] == 1:
-        xr = x.squeeze(-1)
-        xr = xr.float() if xr.dtype in (torch.float16, torch.bfloat16) else xr
+        xr = _no_half(x.squeeze(-1))
         z = torch.fft.rfft(xr, dim=axis) if onesided else torch.fft.fft(xr, dim=axis)
     else:
         z = torch.fft.fft(_as_complex(x), dim=axis)

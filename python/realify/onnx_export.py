@@ -29,6 +29,12 @@ def fft_strategy(fft: str, opset: int) -> str:
     return "matmul" if fft == "auto" else fft
 
 
+def lower_options(fft: str, opset: int) -> dict[str, Any]:
+    """realify.lower's options for an ONNX model of this opset: target onnx, the fft strategy, RotaryEmbedding from
+    opset 23. export_onnx and the CLI's .onnx output both lower with these."""
+    return {"target": "onnx", "fft": fft_strategy(fft, opset), "rotary_op": opset >= ROTARY_MIN_OPSET}
+
+
 def export_onnx(
     model: torch.export.ExportedProgram,
     args: tuple[Any, ...],
@@ -46,10 +52,7 @@ def export_onnx(
     from .runtime import real_arguments
 
     opset = default_opset() if opset_version is None else opset_version
-    strategy = fft_strategy(fft, opset)
-    lowered = lower(
-        model, fft=strategy, rotary_op=opset >= ROTARY_MIN_OPSET, target="onnx", truncate_double=truncate_double
-    )
+    lowered = lower(model, truncate_double=truncate_double, **lower_options(fft, opset))
     real_args = tuple(real_arguments(lowered.graph_module.meta["realify_report"].signature, args))
     return torch.onnx.export(
         lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),

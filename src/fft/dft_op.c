@@ -46,11 +46,6 @@ static rf_cx conj_parts(rf_lowering *L, rf_cx x) {
     return im ? rf_cx_values(x.re.v, rf_b_neg(L, rf_val(im)).v) : rf_cx_values(x.re.v, NULL);
 }
 
-static rf_cx parts(rf_lowering *L, rf_value *y) {
-    if (!y) return rf_cx_values(NULL, NULL);
-    return rf_cx_values(rf_b_select(L, y, -1, 0), rf_b_select(L, y, -1, 1));
-}
-
 static rf_value *neg(rf_lowering *L, rf_value *v) { return v ? rf_b_neg(L, rf_val(v)).v : NULL; }
 
 rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
@@ -58,7 +53,7 @@ rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int
     if (sign > 0) x = conj_parts(L, x);
     rf_value *y = dft_input(L, x);
     for (size_t i = 0; i < nd; i++) y = dft(L, f, y, dims[i], 0);
-    rf_cx out = parts(L, y);
+    rf_cx out = rf_fft_unpack_pair(L, y);
     return sign > 0 ? rf_cx_values(out.re.v, neg(L, out.im.v)) : out;
 }
 
@@ -66,7 +61,7 @@ rf_cx rf_fft_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd,
     rf_lowering *L = f->L;
     rf_value *y = dft(L, f, x ? rf_b_unsqueeze(L, x, -1) : NULL, dims[nd - 1], onesided);
     for (size_t i = nd - 1; i-- > 0;) y = dft(L, f, y, dims[i], 0);
-    return parts(L, y);
+    return rf_fft_unpack_pair(L, y);
 }
 
 /* conj of the full spectrum that X[0 .. n/2] stands for: X[n - k] = conj(X[k]) fills the n - n/2 - 1 entries
