@@ -9,6 +9,8 @@ results, so callers keep using complex tensors.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,10 +40,18 @@ class CompileEvent:
     inner: str
 
 
-def _inductor(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None) -> Callable[..., Any]:
+    from torch._inductor import list_mode_options
     from torch._inductor.compile_fx import compile_fx
 
-    return compile_fx(gm, example_inputs)
+    patches = list_mode_options(mode) if mode else None
+    with warnings.catch_warnings():
+        # The FFT operators' aten calls hold complex buffers inside Inductor's extern kernels; Inductor warns
+        # about complex code generation, which the lowered graph no longer needs.
+        warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")
+        return compile_fx(
+            gm, example_inputs, config_patches=patches, decompositions=native_fft.inductor_decompositions()
+        )
 
 
 def _eager(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
@@ -74,13 +84,21 @@ INNER_COMPILERS: dict[str, InnerCompiler] = {
 }
 
 
-def _resolve_inner(choice: str | InnerCompiler) -> tuple[str, InnerCompiler]:
+# torch.compile's modes, which the inductor inner backend takes (torch._inductor.list_mode_options).
+INDUCTOR_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+def _resolve_inner(choice: str | InnerCompiler, mode: str | None = None) -> tuple[str, InnerCompiler]:
+    if mode is not None and (choice != "inductor" or mode not in INDUCTOR_MODES):
+        raise ValueError(f"mode {mode!r} needs backend 'inductor' and one of {INDUCTOR_MODES}, got {choice!r}")
     if callable(choice):
         return getattr(choice, "__name__", "callable"), choice
     if choice not in INNER_COMPILERS:
         raise ValueError(
             f"unknown realify inner backend {choice!r}; pick one of {sorted(INNER_COMPILERS)} or a callable"
         )
+    if mode is not None:
+        return choice, functools.partial(_inductor, mode=mode)
     return choice, INNER_COMPILERS[choice]
 
 
@@ -95,6 +113,7 @@ def compile_lowered(
     planar: bool = True,
     target: str | None = None,
     input_views: bool = True,
+    mode: str | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -103,13 +122,11 @@ def compile_lowered(
 
     With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
     tensors; the C core picks which, and the adapter splits each once and caches the split."""
-    name, inner_fn = _resolve_inner(inner)
+    name, inner_fn = _resolve_inner(inner, mode)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
     target = target or DEFAULT_TARGETS.get(name, "portable")
-    real_gm, report = lower_graph_module(
-        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target
-    )
+    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target)
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     compiled = inner_fn(real_gm, real_arguments(report.signature, example_inputs))
@@ -126,6 +143,8 @@ def realify_backend(
 
     options:
       backend: "inductor" (default), "eager", "torch_tensorrt", "onnxrt", or a callable(gm, inputs).
+      mode: torch.compile's mode for the inductor backend ("reduce-overhead" replays CUDA graphs, which removes
+        the host's per-call cost where small kernels leave the GPU waiting).
       truncate_double: lower complex128 to float32 pairs (default False).
       fft: "auto" (default: the platform FFT behind realify.fft_* operators for inductor and eager, DFT
            matmuls for the others), "matmul" or "native".
@@ -143,6 +162,8 @@ def realify_backend(
     on_lowered = opts.pop("on_lowered", None)
     planar = bool(opts.pop("planar", True))
     target = opts.pop("target", None)
+    mode = opts.pop("mode", None)
+    _resolve_inner(inner, mode)  # a bad mode fails here, before tracing
     if target is not None:
         validate_target(target)
     if opts:
@@ -159,6 +180,7 @@ def realify_backend(
             planar=planar,
             target=target,
             input_views=input_views,
+            mode=mode,
         )
         return make_boxed_func(fn)
 

@@ -9,6 +9,9 @@ call; the ONNX export turns each call into one DFT node (realify.onnx_export).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 # "auto" resolves to "native" for these inner compilers: they can call a torch.library kernel.
@@ -30,13 +33,11 @@ def _as_real(z: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return torch.view_as_real(z).to(dtype).contiguous()
 
 
-@torch.library.custom_op("realify::fft_c2c", mutates_args=())
-def fft_c2c(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
+def _fft_c2c(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
     return _as_real(torch._fft_c2c(_as_complex(x), dim, 0, forward), x.dtype)
 
 
-@fft_c2c.register_fake
-def _(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
+def _fft_c2c_fake(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
     return x.new_empty(x.shape)
 
 
@@ -47,30 +48,25 @@ def _r2c_shape(x: torch.Tensor, dim: list[int], onesided: bool) -> list[int | to
     return [*shape, 2]
 
 
-@torch.library.custom_op("realify::fft_r2c", mutates_args=())
-def fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
+def _fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
     return _as_real(torch._fft_r2c(_no_half(x).contiguous(), dim, 0, onesided), x.dtype)
 
 
-@fft_r2c.register_fake
-def _(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
+def _fft_r2c_fake(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
     return x.new_empty(_r2c_shape(x, dim, onesided))
 
 
-@torch.library.custom_op("realify::fft_c2r", mutates_args=())
-def fft_c2r(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
+def _fft_c2r(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
     return torch._fft_c2r(_as_complex(x), dim, 0, last_dim_size).to(x.dtype).contiguous()
 
 
-@fft_c2r.register_fake
-def _(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
+def _fft_c2r_fake(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
     shape = list(x.shape[:-1])
     shape[dim[-1]] = last_dim_size
     return x.new_empty(shape)
 
 
-@torch.library.custom_op("realify::dft", mutates_args=())
-def dft(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
+def _dft(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
     """ONNX DFT, forward: x real [..., 1] or complex [..., 2]; the result [..., 2], n//2+1 entries along `axis`
     when `onesided` (a real x only)."""
     if x.shape[-1] == 1:
@@ -81,13 +77,63 @@ def dft(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
     return _as_real(z, x.dtype)
 
 
-@dft.register_fake
-def _(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
+def _dft_fake(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
     shape = list(x.shape)
     if onesided:
         shape[axis] = shape[axis] // 2 + 1
     shape[-1] = 2
     return x.new_empty(shape)
+
+
+# Registered with torch.library.Library rather than torch.library.custom_op: a custom_op call passes through a
+# Python autograd layer that costs several times the kernel launch (bench/op_overhead.py). Here the one kernel
+# serves every backend (CompositeExplicitAutograd, so export and Inductor keep the op opaque), and an Autograd
+# kernel goes straight below autograd unless a gradient is wanted; then it runs the same aten calls under
+# autograd, which records their derivatives.
+_SCHEMAS = {
+    "fft_c2c": ("fft_c2c(Tensor x, int[] dim, bool forward) -> Tensor", _fft_c2c, _fft_c2c_fake),
+    "fft_r2c": ("fft_r2c(Tensor x, int[] dim, bool onesided) -> Tensor", _fft_r2c, _fft_r2c_fake),
+    "fft_c2r": ("fft_c2r(Tensor x, int[] dim, SymInt last_dim_size) -> Tensor", _fft_c2r, _fft_c2r_fake),
+    "dft": ("dft(Tensor x, int axis, bool onesided) -> Tensor", _dft, _dft_fake),
+}
+_LIB = torch.library.Library("realify", "FRAGMENT")
+
+
+def _autograd_kernel(name: str, kernel: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    def below_autograd(x: torch.Tensor, *rest: object) -> torch.Tensor:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return kernel(x, *rest)
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(x, *rest)
+
+    op = getattr(torch.ops.realify, name).default
+    return below_autograd
+
+
+for _name, (_schema, _kernel, _fake) in _SCHEMAS.items():
+    _LIB.define(_schema)
+    _LIB.impl(_name, _kernel, "CompositeExplicitAutograd")
+    _LIB.impl(_name, _autograd_kernel(_name, _kernel), "Autograd")
+    torch.library.register_fake(f"realify::{_name}", _fake, lib=_LIB)
+
+fft_c2c = torch.ops.realify.fft_c2c.default
+fft_r2c = torch.ops.realify.fft_r2c.default
+fft_c2r = torch.ops.realify.fft_c2r.default
+dft = torch.ops.realify.dft.default
+
+
+def inductor_decompositions() -> dict[Any, Callable[..., Any]]:
+    """Inductor's decomposition table, with each realify FFT operator replaced by the aten calls of its kernel.
+
+    Given to compile_fx as the inner compiler: the graph handed over holds no complex dtype, and Inductor's
+    generated code calls the platform FFT as an aten fallback, as it does for a complex model, instead of going
+    through our Python kernel (tens of microseconds of host time per call, more than the FFT at small sizes)."""
+    from torch._inductor.decomposition import select_decomp_table
+
+    table: dict[Any, Callable[..., Any]] = dict(select_decomp_table())
+    for name, (_, kernel, _) in _SCHEMAS.items():
+        table[getattr(torch.ops.realify, name).default] = kernel
+    return table
 
 
 def core_code(strategy: str) -> int:
