@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|fftgraphs|fftprofile|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 # Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
@@ -22,7 +22,9 @@ for step in "$@"; do
     ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     ropeforms) python3 bench/rope_forms.py --dtypes bfloat16 --iters 30 --json "$out/rope_forms.json" 2>&1 | grep -v Warning ;;
+    fftprofile) python3 bench/fft_profile.py --models ${PROFILE_MODELS:-fno2d,mri,hyena} 2>&1 | grep -v -e Warning -e USDT ;;
     fftmodels) python3 bench/fft_models.py --json "$out/fft_models.json" 2>&1 | grep -v Warning ;;
+    fftgraphs) python3 bench/fft_models.py --cudagraphs --json "$out/fft_models_graphs.json" 2>&1 | grep -v Warning ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
     tp) torchrun --nproc-per-node 1 examples/llama3_tp.py --device cuda --bench 5 --json "$out/tp_nccl_ws1.json" 2>&1 | tail -30 ;;
