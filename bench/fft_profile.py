@@ -19,7 +19,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _util import sync  # noqa: E402
+from _util import env_info, sync, write_json  # noqa: E402
 from fft_models import MODELS, rel_err  # noqa: E402
 
 
@@ -60,9 +60,11 @@ def main() -> None:
     p.add_argument("--variants", default="eager,native,matmul")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--top", type=int, default=12)
+    p.add_argument("--json", default=None)
     a = p.parse_args()
     dev = torch.device("cpu" if a.small or not torch.cuda.is_available() else "cuda")
     torch.backends.cuda.matmul.allow_tf32 = False
+    results: list[dict[str, Any]] = []
     for name in a.models.split(","):
         model, args = MODELS[name](a.small, dev)
         model = model.to(dev).eval()
@@ -74,9 +76,19 @@ def main() -> None:
                 err = rel_err(fn(), ref)
                 rows = kernel_table(fn, dev, 1 if a.small else a.iters)
                 total = sum(r[1] for r in rows)
+                results.append(
+                    {
+                        "model": name,
+                        "variant": variant,
+                        "us": total,
+                        "max_rel_err": err,
+                        "top": [{"kernel": k, "us": us, "count": c} for k, us, c in rows[: a.top]],
+                    }
+                )
                 print(f"\n## {name} / {variant}: {total:.1f} us of kernels per call, {len(rows)} kinds, err {err:.1e}")
                 for k, us, count in rows[: a.top]:
                     print(f"  {us:9.1f} us  x{count:<3d} {k[:110]}")
+    write_json(a.json, {"env": env_info(dev), "args": vars(a), "results": results})
 
 
 if __name__ == "__main__":

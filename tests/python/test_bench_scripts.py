@@ -13,10 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # Extra arguments that keep a script's CI run short.
-EXTRA = {"fft_models.py": ["--models", "fno2d,mri"], "onnx_fft.py": ["--models", "fno2d,fnet"]}
+EXTRA = {
+    "fft_models.py": ["--models", "fno2d,mri"],
+    "onnx_fft.py": ["--models", "fno2d,fnet"],
+    "fft_profile.py": ["--models", "fno2d"],
+}
+SCRIPTS = ["rope.py", "llama.py", "lower_cost.py", "fft.py", "fft_models.py", "onnx_fft.py", "fft_profile.py"]
 
 
-@pytest.mark.parametrize("script", ["rope.py", "llama.py", "lower_cost.py", "fft.py", "fft_models.py", "onnx_fft.py"])
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_script_small(script: str, tmp_path: Path) -> None:
     if script == "onnx_fft.py":
         pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
@@ -58,5 +63,8 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             for fft in ("native", "matmul"):
                 row = by[model, f"realify+inductor {fft}"]
                 assert row["max_rel_err"] < 1e-4 and row["kernels"] > 0 and row["vs_base"] > 0
+    elif script == "fft_profile.py":
+        assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
+        assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
     else:
         assert all(r["core_nodes_per_s"] > 0 and r["ir_nodes"] > 0 for r in rows)

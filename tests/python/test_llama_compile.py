@@ -141,3 +141,20 @@ def test_unknown_option_is_an_error() -> None:
     compiled = torch.compile(lambda x: x * 2, backend="realify", options={"bakend": "eager"})
     with pytest.raises(Exception, match="unknown realify options"):
         compiled(torch.randn(3))
+
+
+def test_mode_reaches_the_inner_inductor() -> None:
+    """options["mode"] is torch.compile's mode for the inner Inductor (reduce-overhead replays CUDA graphs on a GPU);
+    another inner backend, or an unknown mode, is refused before tracing."""
+    torch._dynamo.reset()
+
+    def f(z: torch.Tensor) -> torch.Tensor:
+        return torch.fft.ifft(torch.fft.fft(z) * z)
+
+    z = torch.randn(4, 8, dtype=torch.complex64)
+    opts = {"backend": "inductor", "mode": "max-autotune-no-cudagraphs"}
+    torch.testing.assert_close(torch.compile(f, backend="realify", options=opts)(z), f(z), rtol=1e-5, atol=1e-5)
+    for bad in ({"backend": "eager", "mode": "reduce-overhead"}, {"backend": "inductor", "mode": "fastest"}):
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match="needs backend 'inductor'"):
+            torch.compile(f, backend="realify", options=bad)(z)
