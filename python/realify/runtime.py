@@ -132,6 +132,16 @@ def _shape_text(shape: Sequence[Any]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+class _ShapeText:
+    """An expected shape, formatted when an error message is built (the check runs on every call)."""
+
+    def __init__(self, shape: Sequence[int | None]) -> None:
+        self.shape = shape
+
+    def __str__(self) -> str:
+        return _shape_text(["?" if d is None else d for d in self.shape])
+
+
 class PackedArgCheck:
     """A forward pre-hook of a lowered GraphModule: each argument that carries a complex tensor
     must be its real [..., 2] form, and no tensor argument may be complex. Without it a wrong
@@ -151,7 +161,7 @@ class PackedArgCheck:
             if shape is None or not isinstance(a, torch.Tensor):
                 continue
             b = self.packed.get(i)
-            want = _shape_text(["?" if d is None else d for d in shape])
+            want = _ShapeText(shape)  # formatted only into an error message
             if b is None:
                 if a.is_complex():
                     raise RealifyError(
