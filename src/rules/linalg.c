@@ -9,6 +9,7 @@
 
 #include "cxmath/cxmath.h"
 #include "lower/realops.h"
+#include "rules/linalg_packed.h"
 #include "rules/rules.h"
 
 static rf_status product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {
@@ -26,53 +27,50 @@ static rf_value *real_embedding(rf_lowering *L, rf_value *re, rf_value *im) {
     return rf_b_flatten(L, rf_b_flatten(L, blocks, -2, -1), -3, -2);
 }
 
-/* n's own op (mm, bmm or matmul) on real operands. */
-static rf_value *same_product(rf_lowering *L, const rf_node *n, const char *a_name, rf_value *a, const char *b_name,
-                              rf_value *b) {
+/* `op` (mm, bmm or matmul) on real operands, with its argument names. */
+static rf_value *real_product(rf_lowering *L, const rf_packed_op *op, rf_value *a, rf_value *b) {
     if (!a || !b) return NULL;
     rf_value *shaped = rf_b_matmul(L, a, b); /* mm and bmm: the same shape, without broadcasting */
-    if (!shaped || strcmp(n->op, "aten.matmul.default") == 0) return shaped;
-    rf_arg args[2] = {{a_name, rf_attr_of_value(a)}, {b_name, rf_attr_of_value(b)}};
-    return rf_b_op(L, n->op, 2, args, a->dtype, shaped->rank, shaped->dims, "_mm");
+    if (!shaped || strcmp(op->op, "aten.matmul.default") == 0) return shaped;
+    rf_arg args[2] = {{op->a_name, rf_attr_of_value(a)}, {op->b_name, rf_attr_of_value(b)}};
+    return rf_b_op(L, op->op, 2, args, a->dtype, shaped->rank, shaped->dims, "_mm");
 }
 
 static int matrix_operand(const rf_attr *a) {
     return rf_attr_is_tensor(a) && a->value->rank >= 2 && !a->value->dims[a->value->rank - 1].sym;
 }
 
-/* The packed-layout product, or 0 (nothing published) where it does not apply: a real or known-real right
- * operand (two real products are cheaper), vectors, a symbolic column count, or parts of another dtype. */
-static int packed_product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {
-    const rf_attr *aa = rf_node_arg(n, a_name), *ba = rf_node_arg(n, b_name);
-    if (!matrix_operand(aa) || !matrix_operand(ba) || !rf_is_complex_arg(n, b_name) ||
-        rf_cx_known_real(L, ba->value))
-        return 0;
+rf_value *rf_packed_matrix_product(rf_lowering *L, const rf_node *n, const char *a_arg, const char *b_arg,
+                                   const rf_packed_op *op) {
+    const rf_attr *aa = rf_node_arg(n, a_arg), *ba = rf_node_arg(n, b_arg);
+    if (!matrix_operand(aa) || !matrix_operand(ba) || !rf_is_complex_arg(n, b_arg) || rf_cx_known_real(L, ba->value))
+        return NULL;
     rf_dtype w = rf_work_dtype(L, n);
-    int a_complex = rf_is_complex_arg(n, a_name) && !rf_cx_known_real(L, aa->value);
+    int a_complex = rf_is_complex_arg(n, a_arg) && !rf_cx_known_real(L, aa->value);
     rf_value *lhs = a_complex ? rf_packed_of(L, aa->value) : rf_cx_of(L, aa->value, w).re.v;
-    if (!lhs || lhs->dtype != w || rf_status_of(L) != RF_OK) return 0;
+    if (!lhs || lhs->dtype != w || rf_status_of(L) != RF_OK) return NULL;
     rf_value *rhs;
     if (a_complex) {
         rf_cx b = rf_cx_of(L, ba->value, w);
-        if (!b.re.v || !b.im.v) return 0;
+        if (!b.re.v || !b.im.v) return NULL;
         lhs = rf_b_flatten(L, lhs, -2, -1);
         rhs = real_embedding(L, b.re.v, b.im.v);
     } else {
         rhs = rf_packed_of(L, ba->value);
-        if (!rhs || rhs->dtype != w) return 0;
+        if (!rhs || rhs->dtype != w) return NULL;
         rhs = rf_b_flatten(L, rhs, -2, -1);
     }
     const rf_value *bv = ba->value;
     int64_t split[2] = {bv->dims[bv->rank - 1].size, 2};
-    rf_value *out = rf_b_unflatten(L, same_product(L, n, a_name, lhs, b_name, rhs), -1, 2, split);
-    if (!out) return 0;
-    rf_set_packed(L, n->outs[0], out);
-    return 1;
+    return rf_b_unflatten(L, real_product(L, op, lhs, rhs), -1, 2, split);
 }
 
 static rf_status matrix_product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {
-    if (packed_product(L, n, a_name, b_name)) return RF_OK;
-    return product(L, n, a_name, b_name);
+    rf_packed_op op = {n->op, a_name, b_name};
+    rf_value *packed = rf_packed_matrix_product(L, n, a_name, b_name, &op);
+    if (!packed) return product(L, n, a_name, b_name);
+    rf_set_packed(L, n->outs[0], packed);
+    return RF_OK;
 }
 
 static rf_status mm(rf_lowering *L, const rf_node *n) { return matrix_product(L, n, "self", "mat2"); }

@@ -8,6 +8,7 @@
 #include "cxmath/cxmath.h"
 #include "lower/realops.h"
 #include "rules/family.h"
+#include "rules/linalg_packed.h"
 #include "rules/rules.h"
 
 static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
@@ -65,6 +66,12 @@ static rf_status accumulate(rf_lowering *L, const rf_node *n, rf_cx p) {
 
 static rf_status addmm_like(rf_lowering *L, const rf_node *n, const char *op, const char *a_arg, const char *an,
                             const char *b_arg, const char *bn) {
+    rf_packed_op packed_op = {op, an, bn};
+    rf_value *packed = strcmp(op, "aten.mm.default") == 0 || strcmp(op, "aten.bmm.default") == 0
+                           ? rf_packed_matrix_product(L, n, a_arg, b_arg, &packed_op)
+                           : NULL;
+    if (packed) /* one real product; the accumulation reads its parts */
+        return accumulate(L, n, rf_cx_values(rf_b_select(L, packed, -1, 0), rf_b_select(L, packed, -1, 1)));
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, a_arg, w), b = rf_in_cx(L, n, b_arg, w);
     RF_CHECK(L);

@@ -97,3 +97,29 @@ def test_exported_program_with_dynamic_batch() -> None:
     z7 = _randn(7, 5, 6, seed=3)
     got = torch.view_as_complex(low.module()(torch.view_as_real(z7)))
     torch.testing.assert_close(got, Mix()(z7), rtol=2e-6, atol=2e-6)
+
+
+ACCUMULATING: dict[str, tuple[Callable[..., torch.Tensor], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "complex_linear": (
+        lambda x, w, b: torch.nn.functional.linear(x, w, b),
+        lambda: (_randn(5, 6), _randn(3, 6, seed=1), _randn(3, seed=2)),
+    ),
+    "addmm_scaled": (
+        lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2 - 1j),
+        lambda: (_randn(4, 3), _randn(4, 6, seed=1), _randn(6, 3, seed=2)),
+    ),
+    "baddbmm": (
+        lambda c, a, b: torch.baddbmm(c, a, b, beta=0.0),
+        lambda: (_randn(2, 4, 3), _randn(2, 4, 5, seed=1), _randn(2, 5, 3, seed=2)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCUMULATING))
+def test_accumulating_products_take_one_real_product(name: str) -> None:
+    """addmm (a complex nn.Linear with bias) and baddbmm: one real product, then beta * self added per part."""
+    fn, make = ACCUMULATING[name]
+    args = make()
+    low = _lowered(fn, args)
+    assert len(_products(low)) == 1
+    torch.testing.assert_close(_run(low, args), fn(*args), rtol=2e-6, atol=2e-6)
