@@ -41,11 +41,14 @@ class CompileEvent:
 
 
 def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None) -> Callable[..., Any]:
+    from torch._functorch import config as functorch_config
     from torch._inductor import list_mode_options
     from torch._inductor.compile_fx import compile_fx
 
     patches = list_mode_options(mode) if mode else None
-    with warnings.catch_warnings():
+    # AOTAutograd's cache keys on the graph handed over, not on the decompositions applied to it: an entry made
+    # with another table (an older realify's) would come back. Inductor's own cache keys on the decomposed graph.
+    with warnings.catch_warnings(), functorch_config.patch(enable_autograd_cache=False):
         # The FFT operators' aten calls hold complex buffers inside Inductor's extern kernels; Inductor warns
         # about complex code generation, which the lowered graph no longer needs.
         warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")

@@ -18,7 +18,16 @@ EXTRA = {
     "onnx_fft.py": ["--models", "fno2d,fnet"],
     "fft_profile.py": ["--models", "fno2d"],
 }
-SCRIPTS = ["rope.py", "llama.py", "lower_cost.py", "fft.py", "fft_models.py", "onnx_fft.py", "fft_profile.py"]
+SCRIPTS = [
+    "rope.py",
+    "llama.py",
+    "lower_cost.py",
+    "fft.py",
+    "fft_models.py",
+    "onnx_fft.py",
+    "fft_profile.py",
+    "op_overhead.py",
+]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -63,6 +72,9 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             for fft in ("native", "matmul"):
                 row = by[model, f"realify+inductor {fft}"]
                 assert row["max_rel_err"] < 1e-4 and row["kernels"] > 0 and row["vs_base"] > 0
+    elif script == "op_overhead.py":
+        by = {r["row"]: r["us"] for r in rows}
+        assert len(by) == 7 and all(us > 0 for us in by.values())
     elif script == "fft_profile.py":
         assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
         assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
