@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|fftgraphs|fftprofile|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|fftgraphs|fftprofile|opoverhead|ropedecode|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 # Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
@@ -24,6 +24,8 @@ for step in "$@"; do
     ropeforms) python3 bench/rope_forms.py --dtypes bfloat16 --iters 30 --json "$out/rope_forms.json" 2>&1 | grep -v Warning ;;
     fftprofile) python3 bench/fft_profile.py --models ${PROFILE_MODELS:-fno2d,mri,hyena} 2>&1 | grep -v -e Warning -e USDT ;;
     fftmodels) python3 bench/fft_models.py --json "$out/fft_models.json" 2>&1 | grep -v Warning ;;
+    opoverhead) python3 bench/op_overhead.py --json "$out/op_overhead.json" 2>&1 | grep -v -i warn ;;
+    ropedecode) python3 bench/rope.py --cases decode --json "$out/rope_decode.json" 2>&1 | grep -v Warning ;;
     fftgraphs) python3 bench/fft_models.py --cudagraphs --json "$out/fft_models_graphs.json" 2>&1 | grep -v Warning ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;
