@@ -50,8 +50,6 @@ def _raise_lower_error(err: Any, t: Translation) -> None:
     raise RealifyError(f"realify failed on {op} (node {shown!r}) at {where}: {status_name}: {message}") from None
 
 
-
-
 def _real_const(value: torch.Tensor, real_dtype: torch.dtype, storage: bool) -> torch.Tensor:
     """The [..., 2] form of a complex constant, still a Parameter if it was one; with `storage`, a view of
     the real form of its whole storage (the graph reads it with as_strided)."""
@@ -226,6 +224,9 @@ def lower_graph_module(
     core may lay out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
     checked against (realify.targets)."""
     validate_target(target)
+    strategy = native_fft.resolve(fft, None)
+    if strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT itself
+        native_fft.register_inductor_decompositions()
     gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
@@ -234,7 +235,7 @@ def lower_graph_module(
             t.text,
             truncate_double=truncate_double,
             graph=True,
-            fft=native_fft.core_code(native_fft.resolve(fft, None)),
+            fft=native_fft.core_code(strategy),
             planar=planar,
             rotary_op=rotary_op,
             target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it

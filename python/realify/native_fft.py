@@ -136,6 +136,32 @@ def inductor_decompositions() -> dict[Any, Callable[..., Any]]:
     return table
 
 
+_registered_with_inductor = False
+
+
+def register_inductor_decompositions() -> None:
+    """Adds each operator's aten calls to Inductor's global decomposition table, so that a graph lowered with
+    fft="native" and then compiled by Inductor directly (torch.compile(realify.lower(...))) calls aten._fft_* as the
+    backend's does. Only realify's own operators are added; where Inductor's table is not where this expects it,
+    nothing changes but speed (the operators still run through their kernel)."""
+    global _registered_with_inductor
+    if _registered_with_inductor:
+        return
+    try:
+        from torch._inductor import decomposition as inductor_decomposition
+    except ImportError:  # pragma: no cover - Inductor is part of every supported torch
+        return
+    table = getattr(inductor_decomposition, "decompositions", None)
+    if not isinstance(table, dict):
+        return
+    for name, (_, kernel, _) in _SCHEMAS.items():
+        table.setdefault(getattr(torch.ops.realify, name).default, kernel)
+    cached = getattr(inductor_decomposition, "fast_random_decomps", None)  # a functools.cache over the table
+    if cached is not None and hasattr(cached, "cache_clear"):
+        cached.cache_clear()
+    _registered_with_inductor = True
+
+
 def core_code(strategy: str) -> int:
     """The C core's code for a resolved strategy."""
     return _CORE_CODES[strategy]

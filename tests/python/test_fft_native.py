@@ -157,3 +157,21 @@ def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
     text = "\n".join(code)
     assert "aten._fft_r2c" in text and "aten._fft_c2r" in text, text
     assert "realify.fft_" not in text.replace("Original ATen: [realify.fft_", ""), text
+
+
+def test_lowered_module_compiled_by_inductor_calls_the_platform_fft() -> None:
+    """Lowering with fft="native" adds the operators' aten calls to Inductor's own decomposition table, so a
+    lowered module compiled with plain torch.compile also calls aten._fft_* instead of our Python kernel."""
+    from torch._inductor.utils import run_and_get_code
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.irfft(torch.fft.rfft(x) * 3, n=12)
+
+    x = torch.randn(2, 12)
+    low = realify.lower(make_fx(f)(x), fft="native")
+    torch._dynamo.reset()
+    with torch._inductor.config.patch(force_disable_caches=True):
+        out, code = run_and_get_code(torch.compile(low), x)
+    torch.testing.assert_close(out, f(x), rtol=1e-6, atol=1e-6)
+    text = "\n".join(code)
+    assert "aten._fft_r2c" in text and "aten._fft_c2r" in text, text
