@@ -30,10 +30,13 @@ static rf_value *real_embedding(rf_lowering *L, rf_value *re, rf_value *im) {
 /* `op` (mm, bmm or matmul) on real operands, with its argument names. */
 static rf_value *real_product(rf_lowering *L, const rf_packed_op *op, rf_value *a, rf_value *b) {
     if (!a || !b) return NULL;
-    rf_value *shaped = rf_b_matmul(L, a, b); /* mm and bmm: the same shape, without broadcasting */
-    if (!shaped || strcmp(op->op, "aten.matmul.default") == 0) return shaped;
+    if (strcmp(op->op, "aten.matmul.default") == 0) return rf_b_matmul(L, a, b); /* broadcasting batch dims */
+    if (a->rank != b->rank || a->rank < 2 || a->rank > 3) return NULL; /* mm, bmm: no broadcasting */
+    rf_dim dims[3];
+    for (int i = 0; i < a->rank - 1; i++) dims[i] = a->dims[i];
+    dims[a->rank - 1] = b->dims[b->rank - 1];
     rf_arg args[2] = {{op->a_name, rf_attr_of_value(a)}, {op->b_name, rf_attr_of_value(b)}};
-    return rf_b_op(L, op->op, 2, args, a->dtype, shaped->rank, shaped->dims, "_mm");
+    return rf_b_op(L, op->op, 2, args, a->dtype, a->rank, dims, "_mm");
 }
 
 static int matrix_operand(const rf_attr *a) {
