@@ -41,20 +41,18 @@ class CompileEvent:
 
 
 def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None) -> Callable[..., Any]:
-    from torch._functorch import config as functorch_config
     from torch._inductor import list_mode_options
     from torch._inductor.compile_fx import compile_fx
 
     patches = list_mode_options(mode) if mode else None
-    # AOTAutograd's cache keys on the graph handed over, not on the decompositions applied to it: an entry made
-    # with another table (an older realify's) would come back. Inductor's own cache keys on the decomposed graph.
-    with warnings.catch_warnings(), functorch_config.patch(enable_autograd_cache=False):
-        # The FFT operators' aten calls hold complex buffers inside Inductor's extern kernels; Inductor warns
-        # about complex code generation, which the lowered graph no longer needs.
+    # The FFT operators decompose to their aten calls in Inductor's own table (registered, not passed: a table given
+    # to compile_fx makes Inductor bypass its FX-graph cache), so the generated code calls aten._fft_* directly.
+    native_fft.register_inductor_decompositions()
+    with warnings.catch_warnings():
+        # Those calls hold complex buffers inside Inductor's extern kernels; Inductor warns about complex code
+        # generation, which the lowered graph no longer needs.
         warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")
-        return compile_fx(
-            gm, example_inputs, config_patches=patches, decompositions=native_fft.inductor_decompositions()
-        )
+        return compile_fx(gm, example_inputs, config_patches=patches)
 
 
 def _eager(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:

@@ -10,7 +10,6 @@ call; the ONNX export turns each call into one DFT node (realify.onnx_export).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import torch
 
@@ -122,28 +121,19 @@ fft_c2r = torch.ops.realify.fft_c2r.default
 dft = torch.ops.realify.dft.default
 
 
-def inductor_decompositions() -> dict[Any, Callable[..., Any]]:
-    """Inductor's decomposition table, with each realify FFT operator replaced by the aten calls of its kernel.
-
-    Given to compile_fx as the inner compiler: the graph handed over holds no complex dtype, and Inductor's
-    generated code calls the platform FFT as an aten fallback, as it does for a complex model, instead of going
-    through our Python kernel (tens of microseconds of host time per call, more than the FFT at small sizes)."""
-    from torch._inductor.decomposition import select_decomp_table
-
-    table: dict[Any, Callable[..., Any]] = dict(select_decomp_table())
-    for name, (_, kernel, _) in _SCHEMAS.items():
-        table[getattr(torch.ops.realify, name).default] = kernel
-    return table
-
-
 _registered_with_inductor = False
 
 
 def register_inductor_decompositions() -> None:
-    """Adds each operator's aten calls to Inductor's global decomposition table, so that a graph lowered with
-    fft="native" and then compiled by Inductor directly (torch.compile(realify.lower(...))) calls aten._fft_* as the
-    backend's does. Only realify's own operators are added; where Inductor's table is not where this expects it,
-    nothing changes but speed (the operators still run through their kernel)."""
+    """Adds each operator's aten calls to Inductor's global decomposition table, so that Inductor's generated code
+    calls the platform FFT as an aten extern kernel (as it does for a complex model) instead of our Python kernel,
+    which costs tens of microseconds of host time a call, more than the FFT at small sizes. Serves the backend's
+    inner Inductor and torch.compile(realify.lower(..., fft="native")) alike. Only realify's own operators are
+    added; where Inductor's table is not where this expects it, nothing changes but speed.
+
+    AOTAutograd's cache keys on the graph handed over, not on this table: an entry made before the operators were
+    registered (an older realify) still comes back, with the same numbers and the kernel's host cost, until the
+    cache is cleared."""
     global _registered_with_inductor
     if _registered_with_inductor:
         return

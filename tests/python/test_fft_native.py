@@ -145,9 +145,8 @@ def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
     def f(x: torch.Tensor) -> torch.Tensor:
         return torch.fft.irfft(torch.fft.rfft(x) * 2, n=16)
 
-    table = native_fft.inductor_decompositions()
-    for name in ("fft_c2c", "fft_r2c", "fft_c2r", "dft"):
-        assert table[getattr(torch.ops.realify, name).default] is not None
+    from torch._inductor.decomposition import select_decomp_table
+
     torch._dynamo.reset()
     compiled = torch.compile(f, backend="realify", options={"backend": "inductor", "fft": "native"})
     x = torch.randn(3, 16)
@@ -157,6 +156,25 @@ def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
     text = "\n".join(code)
     assert "aten._fft_r2c" in text and "aten._fft_c2r" in text, text
     assert "realify.fft_" not in text.replace("Original ATen: [realify.fft_", ""), text
+    table = select_decomp_table()  # registered in Inductor's own table, so its FX-graph cache stays usable
+    for name in ("fft_c2c", "fft_r2c", "fft_c2r", "dft"):
+        assert getattr(torch.ops.realify, name).default in table
+
+
+def test_inner_inductor_keeps_its_graph_cache() -> None:
+    """The decompositions must not make Inductor bypass its FX-graph cache (a decomposition table passed to
+    compile_fx does: warm starts then compile from scratch)."""
+    from torch._dynamo.utils import counters
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.irfft(torch.fft.rfft(x) * 5, n=10)
+
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(f, backend="realify", options={"backend": "inductor", "fft": "native"})
+    x = torch.randn(2, 10)
+    torch.testing.assert_close(compiled(x), f(x), rtol=1e-6, atol=1e-6)
+    assert counters["inductor"]["fxgraph_cache_bypass"] == 0, dict(counters["inductor"])
 
 
 def test_lowered_module_compiled_by_inductor_calls_the_platform_fft() -> None:
