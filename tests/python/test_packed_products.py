@@ -108,16 +108,12 @@ ACCUMULATING: dict[str, tuple[Callable[..., torch.Tensor], Callable[[], tuple[to
         lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2 - 1j),
         lambda: (_randn(4, 3), _randn(4, 6, seed=1), _randn(6, 3, seed=2)),
     ),
-    "baddbmm": (
-        lambda c, a, b: torch.baddbmm(c, a, b, beta=0.0),
-        lambda: (_randn(2, 4, 3), _randn(2, 4, 5, seed=1), _randn(2, 5, 3, seed=2)),
-    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(ACCUMULATING))
 def test_accumulating_products_take_one_real_product(name: str) -> None:
-    """addmm (a complex nn.Linear with bias) and baddbmm: one real product, then beta * self added per part."""
+    """addmm (a complex nn.Linear with bias): one real product, then beta * self added per part."""
     fn, make = ACCUMULATING[name]
     args = make()
     low = _lowered(fn, args)
