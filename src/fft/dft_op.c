@@ -53,7 +53,7 @@ rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int
     if (sign > 0) x = conj_parts(L, x);
     rf_value *y = dft_input(L, x);
     for (size_t i = 0; i < nd; i++) y = dft(L, f, y, dims[i], 0);
-    rf_cx out = rf_fft_unpack_pair(L, y);
+    rf_cx out = rf_b_unpack(L, y);
     return sign > 0 ? rf_cx_values(out.re.v, neg(L, out.im.v)) : out;
 }
 
@@ -61,7 +61,7 @@ rf_cx rf_fft_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd,
     rf_lowering *L = f->L;
     rf_value *y = dft(L, f, x ? rf_b_unsqueeze(L, x, -1) : NULL, dims[nd - 1], onesided);
     for (size_t i = nd - 1; i-- > 0;) y = dft(L, f, y, dims[i], 0);
-    return rf_fft_unpack_pair(L, y);
+    return rf_b_unpack(L, y);
 }
 
 /* conj of the full spectrum that X[0 .. n/2] stands for: X[n - k] = conj(X[k]) fills the n - n/2 - 1 entries

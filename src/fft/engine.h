@@ -49,8 +49,6 @@ int rf_fft_native(const rf_fft_ctx *f);
 rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign);
 rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
 rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
-/* The two parts of a [..., 2] operator result (missing when the build failed). */
-rf_cx rf_fft_unpack_pair(rf_lowering *L, rf_value *packed);
 
 /* The onnx-dft strategy (dft_op.c): forward realify.dft calls, one per axis (ONNX DFT, opset >= 17).
  * rf_fft_native() is true for it too: neither builds DFT matrices. */

@@ -42,11 +42,6 @@ static rf_dim *shape_of(rf_lowering *L, const rf_value *x, int64_t d, int64_t si
     return dims;
 }
 
-rf_cx rf_fft_unpack_pair(rf_lowering *L, rf_value *packed) {
-    if (!packed) return rf_cx_values(NULL, NULL);
-    return rf_cx_values(rf_b_select(L, packed, -1, 0), rf_b_select(L, packed, -1, 1));
-}
-
 static rf_value *pack(rf_lowering *L, rf_cx x) {
     rf_value *im = rf_cx_im_or_null(x);
     return rf_b_stack2(L, x.re.v, im ? im : rf_b_zeros_like(L, x.re.v), -1);
@@ -57,7 +52,7 @@ rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, 
     rf_value *p = pack(f->L, x);
     rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)}, {"forward", rf_attr_bool(sign < 0)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_c2c.default", 3, args, f->dt, p->rank, p->dims, "_fft");
-    return rf_fft_unpack_pair(f->L, y);
+    return rf_b_unpack(f->L, y);
 }
 
 rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
@@ -67,7 +62,7 @@ rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t 
     rf_dim *shape = shape_of(f->L, x, onesided ? d : -1, x->dims[d].size / 2 + 1, 1, &rank);
     rf_arg args[3] = {{"x", rf_attr_ref(x)}, {"dim", dims_attr(f->L, dims, nd)}, {"onesided", rf_attr_bool(onesided)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_r2c.default", 3, args, f->dt, rank, shape, "_fft");
-    return rf_fft_unpack_pair(f->L, y);
+    return rf_b_unpack(f->L, y);
 }
 
 rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {

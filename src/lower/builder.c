@@ -179,6 +179,11 @@ rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim) {
     return n->outs[0];
 }
 
+rf_cx rf_b_unpack(rf_lowering *L, rf_value *packed) {
+    if (!packed) return rf_cx_values(NULL, NULL);
+    return rf_cx_values(rf_b_select(L, packed, -1, 0), rf_b_select(L, packed, -1, 1));
+}
+
 rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt) {
     rf_attr d = {0};
     d.kind = RF_A_DTYPE;

@@ -96,6 +96,8 @@ rf_value *rf_b_unary(rf_lowering *L, const char *op, rf_value *x);
 rf_value *rf_b_binary(rf_lowering *L, const char *op, rf_value *x, rf_value *y);
 rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index);
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
+/* The two parts of a packed [..., 2] real value, as selects (no parts when `packed` is NULL: a failed build). */
+rf_cx rf_b_unpack(rf_lowering *L, rf_value *packed);
 rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt);
 rf_value *rf_b_zeros_like(rf_lowering *L, rf_value *x);
 rf_value *rf_b_full_like(rf_lowering *L, rf_value *x, double fill);
