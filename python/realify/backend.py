@@ -45,12 +45,10 @@ def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = 
     from torch._inductor.compile_fx import compile_fx
 
     patches = list_mode_options(mode) if mode else None
-    # The FFT operators decompose to their aten calls in Inductor's own table (registered, not passed: a table given
-    # to compile_fx makes Inductor bypass its FX-graph cache), so the generated code calls aten._fft_* directly.
-    native_fft.register_inductor_decompositions()
     with warnings.catch_warnings():
-        # Those calls hold complex buffers inside Inductor's extern kernels; Inductor warns about complex code
-        # generation, which the lowered graph no longer needs.
+        # The FFT operators decompose to aten calls that hold complex buffers inside Inductor's extern kernels (the
+        # lowering registered them in Inductor's table: native_fft.register_inductor_decompositions); Inductor warns
+        # about complex code generation, which the lowered graph no longer needs.
         warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")
         return compile_fx(gm, example_inputs, config_patches=patches)
 
