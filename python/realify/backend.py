@@ -9,9 +9,10 @@ results, so callers keep using complex tensors.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from . import native_fft
+from . import _inductor_direct, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, real_arguments
@@ -40,7 +41,11 @@ class CompileEvent:
     inner: str
 
 
-def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None) -> Callable[..., Any]:
+def _inductor(
+    gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None, direct: bool = False
+) -> Callable[..., Any]:
+    """Inductor on a lowered graph. `direct`: an inference graph (and no mode) goes to Inductor's graph compiler
+    without a second aot_autograd layer (realify._inductor_direct), where this torch and its configuration allow."""
     from torch._inductor import list_mode_options
     from torch._inductor.compile_fx import compile_fx
 
@@ -50,6 +55,8 @@ def _inductor(gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = 
         # lowering registered them in Inductor's table: native_fft.register_inductor_decompositions); Inductor warns
         # about complex code generation, which the lowered graph no longer needs.
         warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")
+        if direct and mode is None and _inductor_direct.available():
+            return _inductor_direct.compile_inference(gm, example_inputs)
         return compile_fx(gm, example_inputs, config_patches=patches)
 
 
@@ -87,7 +94,9 @@ INNER_COMPILERS: dict[str, InnerCompiler] = {
 INDUCTOR_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
-def _resolve_inner(choice: str | InnerCompiler, mode: str | None = None) -> tuple[str, InnerCompiler]:
+def _resolve_inner(
+    choice: str | InnerCompiler, mode: str | None = None, direct: bool = False
+) -> tuple[str, InnerCompiler]:
     if mode is not None and (choice != "inductor" or mode not in INDUCTOR_MODES):
         raise ValueError(f"mode {mode!r} needs backend 'inductor' and one of {INDUCTOR_MODES}, got {choice!r}")
     if callable(choice):
@@ -96,8 +105,8 @@ def _resolve_inner(choice: str | InnerCompiler, mode: str | None = None) -> tupl
         raise ValueError(
             f"unknown realify inner backend {choice!r}; pick one of {sorted(INNER_COMPILERS)} or a callable"
         )
-    if mode is not None:
-        return choice, functools.partial(_inductor, mode=mode)
+    if choice == "inductor" and (mode is not None or direct):
+        return choice, functools.partial(_inductor, mode=mode, direct=direct)
     return choice, INNER_COMPILERS[choice]
 
 
@@ -113,6 +122,7 @@ def compile_lowered(
     target: str | None = None,
     input_views: bool = True,
     mode: str | None = None,
+    direct: bool = False,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -120,8 +130,10 @@ def compile_lowered(
     through the traced view chain, as aot_autograd needs them (realify._aliases).
 
     With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
-    tensors; the C core picks which, and the adapter splits each once and caches the split."""
-    name, inner_fn = _resolve_inner(inner, mode)
+    tensors; the C core picks which, and the adapter splits each once and caches the split.
+
+    `direct`: gm is an inference graph; Inductor may compile it without a second aot_autograd layer."""
+    name, inner_fn = _resolve_inner(inner, mode, direct)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
     target = target or DEFAULT_TARGETS.get(name, "portable")
@@ -133,6 +145,22 @@ def compile_lowered(
         return compiled
     views = input_view_outputs(gm) if input_views else ([], None)
     return ComplexAdapter(compiled, report.signature, views)
+
+
+@contextlib.contextmanager
+def _own_output_strides() -> Iterator[None]:
+    """Keep the inner compiler's output strides out of the outer aot_autograd's record.
+
+    aot_autograd records the strides of the forward's outputs (TracingContext.report_output_strides) and restrides
+    the saved activations of the backward by them. The inner Inductor reports the strides of the lowered graph's
+    real outputs, which have one more dim than the complex ones the outer layer saved: on a warm Inductor cache,
+    and always on the direct path, that report reached the outer record and failed the backward's compile
+    ("mismatch in length of strides and shape"). Inside this block the inner report goes to a record of its own."""
+    from torch._guards import TracingContext
+
+    report = getattr(TracingContext, "report_output_strides", None)
+    with report() if report is not None else contextlib.nullcontext():
+        yield
 
 
 def realify_backend(
@@ -152,6 +180,8 @@ def realify_backend(
         by the adapter and cached (default True; False keeps every complex input a [..., 2] view).
       target: the op set the lowered graph is checked against (realify.targets.TARGETS); default: the inner
         compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
+      direct: inference graphs go to Inductor's graph compiler without a second aot_autograd layer, which saves
+        host time on every call (default True; realify._inductor_direct says when it applies).
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
@@ -162,33 +192,44 @@ def realify_backend(
     planar = bool(opts.pop("planar", True))
     target = opts.pop("target", None)
     mode = opts.pop("mode", None)
+    direct = bool(opts.pop("direct", True))
     _resolve_inner(inner, mode)  # a bad mode fails here, before tracing
     if target is not None:
         validate_target(target)
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
 
-    def compiler(fx_gm: fx.GraphModule, inputs: list[Any], input_views: bool = True) -> Callable[..., Any]:
-        fn = compile_lowered(
-            fx_gm,
-            inputs,
-            inner=inner,
-            truncate_double=truncate_double,
-            fft=fft,
-            on_lowered=on_lowered,
-            planar=planar,
-            target=target,
-            input_views=input_views,
-            mode=mode,
-        )
+    def compiler(
+        fx_gm: fx.GraphModule, inputs: list[Any], input_views: bool = True, inference: bool = False
+    ) -> Callable[..., Any]:
+        with _own_output_strides():
+            fn = compile_lowered(
+                fx_gm,
+                inputs,
+                inner=inner,
+                truncate_double=truncate_double,
+                fft=fft,
+                on_lowered=on_lowered,
+                planar=planar,
+                target=target,
+                input_views=input_views,
+                mode=mode,
+                direct=direct and inference,
+            )
         return make_boxed_func(fn)
 
     def bw_compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
         return compiler(fx_gm, inputs, input_views=False)  # gradients are fresh tensors, never the caller's views
 
-    return aot_autograd(fw_compiler=compiler, bw_compiler=bw_compiler, keep_inference_input_mutations=True)(
-        gm, example_inputs
-    )
+    def inference_compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
+        return compiler(fx_gm, inputs, inference=True)
+
+    return aot_autograd(
+        fw_compiler=compiler,
+        bw_compiler=bw_compiler,
+        inference_compiler=inference_compiler,
+        keep_inference_input_mutations=True,
+    )(gm, example_inputs)
 
 
 def register() -> None:
