@@ -85,16 +85,20 @@ class PlanarCache:
         self.value: torch.Tensor | None = None
         self.splits = 0  # how many times a split was computed (tests read it)
 
+    @staticmethod
+    def _key(x: torch.Tensor, real_dtype: torch.dtype) -> tuple[Any, ...]:
+        return (x._version, x.data_ptr(), x.storage_offset(), x.shape, x.stride(), x.is_conj(), real_dtype)
+
     def get(self, x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-        cacheable = not x.is_inference() and not (x.requires_grad and torch.is_grad_enabled())
-        if cacheable:
-            key = (x._version, x.data_ptr(), x.storage_offset(), tuple(x.shape), x.stride(), x.is_conj(), real_dtype)
-            if self.value is not None and self.ref is not None and self.ref() is x and self.key == key:
-                return self.value
+        grad = x.requires_grad and torch.is_grad_enabled()
+        ref = self.ref
+        # Checked on every call, so the cheap identity test comes first (the cached tensor was no inference tensor).
+        if ref is not None and ref() is x and not grad and self.key == self._key(x, real_dtype):
+            return self.value  # type: ignore[return-value]
         self.splits += 1
         value = planar_real(x, real_dtype)
-        if cacheable:
-            self.ref, self.key, self.value = weakref.ref(x), key, value
+        if not grad and not x.is_inference():
+            self.ref, self.key, self.value = weakref.ref(x), self._key(x, real_dtype), value
         return value
 
 
