@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|fftgraphs|fftprofile|opoverhead|ropedecode|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|llama|fft|fftmodels|fftgraphs|fftprofile|opoverhead|ropedecode|interleaved|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 # Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
@@ -26,6 +26,7 @@ for step in "$@"; do
     fftmodels) python3 bench/fft_models.py --json "$out/fft_models.json" 2>&1 | grep -v Warning ;;
     opoverhead) python3 bench/op_overhead.py --json "$out/op_overhead.json" 2>&1 | grep -v -i warn ;;
     ropedecode) python3 bench/rope.py --cases decode --json "$out/rope_decode.json" 2>&1 | grep -v Warning ;;
+    interleaved) python3 bench/interleaved.py --json "$out/interleaved.json" 2>&1 | grep -v Warning ;;
     fftgraphs) python3 bench/fft_models.py --cudagraphs --json "$out/fft_models_graphs.json" 2>&1 | grep -v Warning ;;
     llama) python3 bench/llama.py --json "$out/llama.json" 2>&1 | grep -v Warning ;;
     fft) python3 bench/fft.py --json "$out/fft.json" 2>&1 | grep -v Warning ;;

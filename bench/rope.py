@@ -213,9 +213,11 @@ def run_case(case: Case, dtype: torch.dtype, a: argparse.Namespace, dev: torch.d
         variants.append(("inductor on complex", lambda: ind(*case.args_complex), True))
     rl = torch.compile(case.fn_complex, backend="realify", options=opts)
     variants.append(("realify+inductor", lambda: rl(*case.args_complex), True))
-    if not a.small:  # the layout realify used before planar tables, for comparison
+    if not a.small:  # the layout realify used before planar tables, and the path before direct Inductor
         rp = torch.compile(case.fn_complex, backend="realify", options={**opts, "planar": False})
         variants.append(("realify+inductor, packed table", lambda: rp(*case.args_complex), True))
+        r2 = torch.compile(case.fn_complex, backend="realify", options={**opts, "direct": False})
+        variants.append(("realify+inductor, two aot layers", lambda: r2(*case.args_complex), True))
     hand = torch.compile(case.fn_real)
     variants.append(("hand-written real + inductor", lambda: hand(*case.args_real), True))
 

@@ -17,6 +17,7 @@ EXTRA = {
     "fft_models.py": ["--models", "fno2d,mri"],
     "onnx_fft.py": ["--models", "fno2d,fnet"],
     "fft_profile.py": ["--models", "fno2d"],
+    "interleaved.py": ["--cases", "decode,log_mel"],
 }
 SCRIPTS = [
     "rope.py",
@@ -27,6 +28,7 @@ SCRIPTS = [
     "onnx_fft.py",
     "fft_profile.py",
     "op_overhead.py",
+    "interleaved.py",
 ]
 
 
@@ -75,6 +77,12 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
     elif script == "op_overhead.py":
         by = {r["row"]: r["us"] for r in rows}
         assert len(by) == 7 and all(us > 0 for us in by.values())
+    elif script == "interleaved.py":
+        by = {(r["case"], r["variant"]): r for r in rows}
+        for case in ("decode", "log_mel"):
+            for variant in ("realify+inductor (direct)", "realify+inductor, two aot layers"):
+                row = by[case, variant]
+                assert row["max_rel_err"] < 1e-5 and 0 < row["min_ms"] <= row["median_ms"]
     elif script == "fft_profile.py":
         assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
         assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
