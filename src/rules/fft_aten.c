@@ -118,9 +118,12 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     outs[a.ndims - 1] = lds->i;
     rf_fft_sparse sp;
     rf_value *out;
+    rf_cx dense;
     if (!rf_fft_native(&f) && rf_fft_sparse_plan(L, self->value, a.dims, lens, outs, a.ndims, &sp)) {
         out = rf_fft_c2r_sparse(&f, rf_fft_sparse_input(L, &sp, f.dt), a.dims, lens, a.ndims, lds->i, sp.keep);
         rf_fft_sparse_free(&sp);
+    } else if (rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &dense)) {
+        out = rf_fft_c2r_dims(&f, dense, a.dims, a.ndims, lds->i);
     } else {
         out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
     }

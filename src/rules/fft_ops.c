@@ -84,6 +84,13 @@ static double prod(const int64_t *v, size_t n) {
     return p;
 }
 
+/* The input already has the transform's sizes along dims (no resize). */
+static int same_sizes(const rf_value *x, const int64_t *dims, const int64_t *shape, size_t nd) {
+    for (size_t i = 0; i < nd; i++)
+        if (x->dims[dims[i]].sym || x->dims[dims[i]].size != shape[i]) return 0;
+    return 1;
+}
+
 static rf_cx resize_all(rf_lowering *L, rf_cx x, const int64_t *dims, const int64_t *shape, size_t nd) {
     for (size_t i = 0; i < nd; i++) x = rf_fft_resize_pair(L, x, dims[i], shape[i]);
     return x;
@@ -103,8 +110,11 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         outs[nd - 1] = lds;
         rf_fft_sparse sp;
         int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
-        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
-                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        rf_cx x;
+        if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
+        else if (!(kind == K_IRFFT && rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) &&
+                   rf_fft_sparse_dense(L, n, sv, f.dt, &x)))
+            x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         double outer = prod(shape, nd - 1);
         rf_value *out;
         if (sparse) {

@@ -171,7 +171,12 @@ static int describe(const rf_value *v, int *budget, wlist *out) {
     if (!strcmp(p->op, "aten.cat.default")) return describe_cat(p, v, budget, out);
     if (!strcmp(p->op, "aten.slice.Tensor") && self && self->rank == v->rank && slab(p, self, &d, &a, &b)) {
         wlist in = {0};
-        int ok = describe(self, budget, &in) && filter(out, &in, v->rank, d, a, b, 1);
+        int ok = describe(self, budget, &in);
+        if (ok && in.n == 1 && in.w[0].src == self) { /* a slice of a dense tensor (a block taken from an input) */
+            wl_free(&in);
+            return dense(out, v);
+        }
+        ok = ok && filter(out, &in, v->rank, d, a, b, 1);
         wl_free(&in);
         return ok;
     }
@@ -362,4 +367,185 @@ done:
     free(im);
     free(order);
     return out;
+}
+
+/* ---- the whole spectrum from its blocks (operator strategies) ----
+ * A platform FFT reads the whole input, so the blocks must be written into
+ * place. The graph's own chain (zeros, then a slice_scatter per block) became
+ * one Inductor kernel that walked the blocks' order and scattered its stores
+ * (31 us for an FNO layer's spectrum on an H200); cat and zero pads of the
+ * blocks copy each block into place in the output's order (11 us). */
+
+typedef struct dense_item {
+    rf_value *re, *im; /* the block's parts, cut to lo..hi */
+    int64_t lo[RF_MAX_RANK], hi[RF_MAX_RANK];
+} dense_item;
+
+enum { DENSE_MAX_BLOCKS = 64 };
+
+static int same_extent(const dense_item *it, size_t n, int d) {
+    for (size_t j = 1; j < n; j++)
+        if (it[j].lo[d] != it[0].lo[d] || it[j].hi[d] != it[0].hi[d]) return 0;
+    return 1;
+}
+
+static int dense_build(rf_lowering *L, int rank, const int64_t *rlo, const int64_t *rhi, const dense_item *it,
+                       size_t n, rf_value **re, rf_value **im);
+
+/* Pieces of the region cut along d at the blocks' edges, each built alone,
+ * zeros between them as pads of a neighbour, then one cat. */
+static int dense_cut(rf_lowering *L, int rank, const int64_t *rlo, const int64_t *rhi, const dense_item *it,
+                     size_t n, int d, rf_value **re, rf_value **im) {
+    int64_t cuts[2 * DENSE_MAX_BLOCKS + 2];
+    size_t nc = 0;
+    cuts[nc++] = rlo[d];
+    for (size_t j = 0; j < n; j++) cuts[nc++] = it[j].lo[d], cuts[nc++] = it[j].hi[d];
+    cuts[nc++] = rhi[d];
+    for (size_t a = 1; a < nc; a++) /* insertion sort: a few dozen at most */
+        for (size_t b = a; b > 0 && cuts[b - 1] > cuts[b]; b--) {
+            int64_t t = cuts[b];
+            cuts[b] = cuts[b - 1], cuts[b - 1] = t;
+        }
+    rf_value *pr[2 * DENSE_MAX_BLOCKS + 2], *pi[2 * DENSE_MAX_BLOCKS + 2];
+    dense_item *sub = malloc(n * sizeof *sub);
+    if (!sub) return 0;
+    size_t np = 0;
+    int64_t gap = 0;
+    int ok = 1;
+    for (size_t c = 0; ok && c + 1 < nc; c++) {
+        int64_t a = cuts[c], b = cuts[c + 1];
+        if (a == b) continue;
+        size_t m = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (it[j].hi[d] <= a || it[j].lo[d] >= b) continue;
+            sub[m] = it[j];
+            if (a != it[j].lo[d] || b != it[j].hi[d]) {
+                sub[m].re = rf_b_slice(L, it[j].re, d, a - it[j].lo[d], b - it[j].lo[d]);
+                sub[m].im = rf_b_slice(L, it[j].im, d, a - it[j].lo[d], b - it[j].lo[d]);
+                sub[m].lo[d] = a, sub[m].hi[d] = b;
+            }
+            m++;
+        }
+        if (!m) {
+            gap += b - a;
+            continue;
+        }
+        int64_t lo2[RF_MAX_RANK], hi2[RF_MAX_RANK];
+        memcpy(lo2, rlo, (size_t)rank * sizeof(int64_t));
+        memcpy(hi2, rhi, (size_t)rank * sizeof(int64_t));
+        lo2[d] = a, hi2[d] = b;
+        ok = dense_build(L, rank, lo2, hi2, sub, m, &pr[np], &pi[np]);
+        if (ok && gap && np) { /* zeros after the piece before */
+            pr[np - 1] = rf_b_pad_dim(L, pr[np - 1], d, 0, gap, 0.0);
+            pi[np - 1] = rf_b_pad_dim(L, pi[np - 1], d, 0, gap, 0.0);
+        } else if (ok && gap) { /* zeros before the first piece */
+            pr[np] = rf_b_pad_dim(L, pr[np], d, gap, 0, 0.0);
+            pi[np] = rf_b_pad_dim(L, pi[np], d, gap, 0, 0.0);
+        }
+        gap = 0;
+        np++;
+    }
+    free(sub);
+    if (!ok || !np) return 0;
+    if (gap) {
+        pr[np - 1] = rf_b_pad_dim(L, pr[np - 1], d, 0, gap, 0.0);
+        pi[np - 1] = rf_b_pad_dim(L, pi[np - 1], d, 0, gap, 0.0);
+    }
+    *re = np == 1 ? pr[0] : rf_b_cat(L, np, pr, d);
+    *im = np == 1 ? pi[0] : rf_b_cat(L, np, pi, d);
+    return *re && *im;
+}
+
+/* The region rlo..rhi of the spectrum from the disjoint blocks inside it. */
+static int dense_build(rf_lowering *L, int rank, const int64_t *rlo, const int64_t *rhi, const dense_item *it,
+                       size_t n, rf_value **re, rf_value **im) {
+    if (!n) return 0;
+    for (int d = 0; d < rank; d++) { /* every block has one extent here: the zeros around them are a pad */
+        if (!same_extent(it, n, d) || (it[0].lo[d] == rlo[d] && it[0].hi[d] == rhi[d])) continue;
+        int64_t lo2[RF_MAX_RANK], hi2[RF_MAX_RANK];
+        memcpy(lo2, rlo, (size_t)rank * sizeof(int64_t));
+        memcpy(hi2, rhi, (size_t)rank * sizeof(int64_t));
+        lo2[d] = it[0].lo[d], hi2[d] = it[0].hi[d];
+        if (!dense_build(L, rank, lo2, hi2, it, n, re, im)) return 0;
+        *re = rf_b_pad_dim(L, *re, d, lo2[d] - rlo[d], rhi[d] - hi2[d], 0.0);
+        *im = rf_b_pad_dim(L, *im, d, lo2[d] - rlo[d], rhi[d] - hi2[d], 0.0);
+        return *re && *im;
+    }
+    if (n == 1) { /* the block fills the region */
+        *re = it[0].re, *im = it[0].im;
+        return 1;
+    }
+    for (int d = 0; d < rank; d++) /* disjoint blocks differ along some dim */
+        if (!same_extent(it, n, d)) return dense_cut(L, rank, rlo, rhi, it, n, d, re, im);
+    return 0;
+}
+
+static int reads(const rf_node *u, const rf_value *v) {
+    for (size_t k = 0; k < u->nargs; k++)
+        if (rf_attr_refs(&u->args[k].attr, v)) return 1;
+    return 0;
+}
+
+/* Whether anything reaches a graph output through v, skipping node `skip`.
+ * Functionalization leaves dead views of the written tensor behind (the
+ * cleanup drops them later); they do not count. Past the budget: live. */
+static int live(const rf_graph *g, const rf_value *v, const rf_node *skip, int *budget) {
+    if (--*budget < 0) return 1;
+    for (size_t i = 0; i < g->noutputs; i++)
+        if (rf_attr_refs(&g->outputs[i], v)) return 1;
+    size_t from = v->producer ? v->producer->index + 1 : 0;
+    for (size_t i = from; i < g->nnodes; i++) {
+        const rf_node *u = g->nodes[i];
+        if (u == skip || !reads(u, v)) continue;
+        for (size_t o = 0; o < u->nouts; o++)
+            if (live(g, u->outs[o], skip, budget)) return 1;
+    }
+    return 0;
+}
+
+/* x is read, where it matters, by node n alone (no other live reader, no graph output). */
+static int read_only_by(const rf_graph *g, const rf_value *x, const rf_node *n) {
+    int budget = 4096;
+    return !live(g, x, n, &budget);
+}
+
+int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_dtype dt, rf_cx *out) {
+    if (x->rank < 1 || x->rank >= RF_MAX_RANK || !read_only_by(rf_in_graph(L), x, n)) return 0;
+    for (int d = 0; d < x->rank; d++)
+        if (x->dims[d].sym) return 0;
+    wlist wl = {0};
+    int budget = 4096, ok = describe(x, &budget, &wl) && wl.n >= 1 && wl.n <= DENSE_MAX_BLOCKS;
+    dense_item *it = ok ? calloc(wl.n, sizeof *it) : NULL;
+    ok = ok && it;
+    for (size_t j = 0; ok && j < wl.n; j++) {
+        const sparse_write *w = &wl.w[j];
+        ok = w->src != x && w->src->rank == x->rank;
+        for (int d = 0; ok && d < x->rank; d++)
+            ok = w->lo[d] >= 0 && w->lo[d] < w->hi[d] && w->hi[d] <= x->dims[d].size && !w->src->dims[d].sym &&
+                 w->src->dims[d].size == w->hi[d] - w->lo[d];
+        for (size_t k = 0; ok && k < j; k++) { /* disjoint: apart along some dim */
+            int apart = 0;
+            for (int d = 0; d < x->rank && !apart; d++) apart = w->hi[d] <= it[k].lo[d] || it[k].hi[d] <= w->lo[d];
+            ok = apart;
+        }
+        if (!ok) break;
+        memcpy(it[j].lo, w->lo, (size_t)x->rank * sizeof(int64_t));
+        memcpy(it[j].hi, w->hi, (size_t)x->rank * sizeof(int64_t));
+    }
+    if (ok && wl.n == 1) { /* one block alone is no better than the graph's own chain */
+        ok = 0;
+    }
+    for (size_t j = 0; ok && j < wl.n; j++) {
+        rf_cx c = rf_cx_of(L, wl.w[j].src, dt);
+        it[j].re = c.re.v;
+        it[j].im = rf_cx_im_or_null(c) ? c.im.v : rf_b_zeros_like(L, c.re.v);
+    }
+    int64_t lo[RF_MAX_RANK] = {0}, hi[RF_MAX_RANK];
+    for (int d = 0; d < x->rank; d++) hi[d] = x->dims[d].size;
+    rf_value *re = NULL, *im = NULL;
+    ok = ok && rf_status_of(L) == RF_OK && dense_build(L, x->rank, lo, hi, it, wl.n, &re, &im);
+    free(it);
+    wl_free(&wl);
+    if (ok) *out = rf_cx_values(re, im);
+    return ok;
 }

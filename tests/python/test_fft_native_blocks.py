@@ -1,0 +1,117 @@
+"""fft="native": an inverse transform of a spectrum that is zero outside a few written blocks (an FNO layer's mixed
+modes) gets the whole spectrum rebuilt from the blocks with cat and zero pads (src/rules/fft_sparse.c,
+rf_fft_sparse_dense), not through the graph's zeros and slice_scatter chain. The numbers stay eager's; where the
+blocks overlap, a block is cut by a later write, or the spectrum is read elsewhere too, the chain stays."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import realify
+import torch
+from realify import zoo
+from torch.fx.experimental.proxy_tensor import make_fx
+
+Spectrum = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def two_corners(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(2, 3, 16, 9, dtype=a.dtype)
+    out[:, :, :4, :5] = a
+    out[:, :, -4:, :5] = b
+    return torch.fft.irfft2(out, s=(16, 16))
+
+
+def three_blocks(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(2, 3, 16, 9, dtype=a.dtype)
+    out[:, :, :4, :5] = a
+    out[:, :, 6:10, 2:7] = b
+    out[:, :, -4:, 4:9] = a * 2
+    return torch.fft.irfft2(out, s=(16, 16))
+
+
+def cube(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(2, 8, 8, 5, dtype=a.dtype)
+    out[:, :3, :2, :3] = a[:, :, :2, :3] * 0.5
+    out[:, -3:, -2:, 1:4] = b[:, :, 2:4, 1:4]
+    return torch.fft.irfftn(out, s=(8, 8, 8))
+
+
+def overlapping(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(2, 3, 16, 9, dtype=a.dtype)
+    out[:, :, :4, :5] = a
+    out[:, :, 2:6, 3:8] = b  # cuts the first block
+    return torch.fft.irfft2(out, s=(16, 16))
+
+
+def read_twice(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(2, 3, 16, 9, dtype=a.dtype)
+    out[:, :, :4, :5] = a
+    out[:, :, -4:, :5] = b
+    return torch.fft.irfft2(out, s=(16, 16)) + out.abs().sum()
+
+
+CASES: dict[str, tuple[Spectrum, bool]] = {  # name: (function, whether the blocks are rebuilt with cat)
+    "two_corners": (two_corners, True),
+    "three_blocks": (three_blocks, True),
+    "cube": (cube, True),
+    "overlapping": (overlapping, False),
+    "read_twice": (read_twice, False),
+}
+
+
+def blocks() -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    return (
+        torch.randn(2, 3, 4, 5, dtype=torch.complex64, generator=g),
+        torch.randn(2, 3, 4, 5, dtype=torch.complex64, generator=g),
+    )
+
+
+def ops(gm: torch.fx.GraphModule) -> list[str]:
+    return [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_blocks_rebuilt_with_cat_and_pads(name: str) -> None:
+    fn, rebuilt = CASES[name]
+    a, b = blocks()
+    low = realify.lower(make_fx(fn)(a, b), fft="native")
+    names = ops(low)
+    assert "realify.fft_c2r.default" in names
+    if rebuilt:
+        assert "aten.cat.default" in names and "aten.slice_scatter.default" not in names, names
+    else:
+        assert "aten.slice_scatter.default" in names, names
+    got = low(torch.view_as_real(a), torch.view_as_real(b))
+    torch.testing.assert_close(got, fn(a, b), rtol=1e-5, atol=1e-6)
+
+
+def test_fno_layer_through_the_backend_and_export() -> None:
+    layer = zoo.FNOSpectral2d(channels=4, m1=3, m2=4)
+    x = torch.randn(2, 4, 12, 12)
+    with torch.no_grad():
+        want = layer(x)
+        events: list[realify.backend.CompileEvent] = []
+        torch._dynamo.reset()
+        got = torch.compile(layer, backend="realify", options={"fft": "native", "on_lowered": events.append})(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    lowered = ops(events[0].graph_after)
+    assert "aten.cat.default" in lowered and "aten.slice_scatter.default" not in lowered
+
+    ep = realify.lower(torch.export.export(layer, (x,)), fft="native")
+    assert "aten.slice_scatter.default" not in ops(ep.graph_module)
+    torch.testing.assert_close(ep.module()(x), want, rtol=1e-5, atol=1e-6)
+
+
+def test_symbolic_batch_keeps_the_chain() -> None:
+    """rf_fft_sparse_dense builds static shapes only; a symbolic batch keeps the written chain, with eager's numbers."""
+    layer = zoo.FNOSpectral2d(channels=4, m1=3, m2=4)
+    x = torch.randn(3, 4, 12, 12)
+    ep = torch.export.export(layer, (x,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+    low = realify.lower(ep, fft="native")
+    assert "aten.slice_scatter.default" in ops(low.graph_module)
+    x5 = torch.randn(5, 4, 12, 12)
+    with torch.no_grad():
+        torch.testing.assert_close(low.module()(x5), layer(x5), rtol=1e-5, atol=1e-6)
