@@ -148,14 +148,16 @@ rf_cx rf_cx_asinh(rf_lowering *L, rf_cx z) {
     /* asinh keeps the quadrant: each part has the sign of z's, zeros included */
     r = rf_cx_make(rf_b_copysign(L, r.re, z.re), rf_b_copysign(L, rf_cx_im(r), z.im));
     r = large_log2z(L, z, za, r, s);
-    /* Near the branch points +-i, 1 + z^2 cancels and log|.| rounds Re asinh z to 0 (asinh(1e-30 + i) is
-     * 1e-15 + i pi/2 in glibc); there Kahan's Re asinh z = asinh(Im(conj(sqrt(1 - iz)) sqrt(1 + iz))) is exact,
-     * iz = -y + ix. Taken for 0.5 < |z| < 2 only, with the sign found above. */
+    /* Near the imaginary axis below |z| = 2 (the branch points +-i included), 1 + z^2 cancels and log|.| rounds
+     * Re asinh z to 0 (asinh(1e-30 + i) is 1e-15 + i pi/2 in glibc; asinh(-2e-16 - 0.2i) is -2e-16 - 0.2i, whose
+     * real part asin(-0.2 + 2e-16 i) carries as its imaginary one); there Kahan's
+     * Re asinh z = asinh(Im(conj(sqrt(1 - iz)) sqrt(1 + iz))) is exact, iz = -y + ix. Taken for 1e-2 <= |z| < 2
+     * (the series above covers smaller z), with the sign found above. */
     rf_cx a = rf_cx_sqrt(L, rf_cx_make(add(L, rf_num(1.0), z.im), rf_b_neg(L, z.re)));
     rf_cx b = rf_cx_sqrt(L, rf_cx_make(sub(L, rf_num(1.0), z.im), z.re));
     rf_rv k = fn(L, "aten.asinh.default", sub(L, mul(L, a.re, rf_cx_im(b)), mul(L, rf_cx_im(a), b.re)));
     rf_rv mag = rf_b_fn2(L, "aten.hypot.default", z.re, z.im);
-    rf_value *near = rf_b_and(L, rf_b_cmp(L, "gt", mag, rf_num(0.5)), rf_b_cmp(L, "lt", mag, rf_num(2.0)));
+    rf_value *near = rf_b_and(L, rf_b_cmp(L, "ge", mag, rf_num(1e-2)), rf_b_cmp(L, "lt", mag, rf_num(2.0)));
     r.re = rf_b_where(L, near, rf_b_copysign(L, rf_b_abs(L, k), r.re), r.re);
     /* casinh(x + iy) with an infinite part: copysign(inf, x) + i copysign(0, pi/2 or pi/4, y) */
     rf_value *inf = any_inf(L, z);
