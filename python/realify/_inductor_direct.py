@@ -71,7 +71,8 @@ def _decomposed(gm: fx.GraphModule, example_inputs: list[Any], fake_mode: Any) -
 
 
 def compile_inference(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
-    """The lowered inference graph compiled by Inductor's graph compiler; called with unboxed arguments."""
+    """The lowered inference graph compiled by Inductor's graph compiler, called in aot_autograd's boxed convention
+    (one list of arguments, marked `_boxed_call` and `realify_boxed`)."""
     from torch._guards import detect_fake_mode
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.utils import BoxedBool
@@ -84,9 +85,12 @@ def compile_inference(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable
     traced = _decomposed(lifted, inputs, fake_mode)
     compiled = compile_fx_inner(traced, inputs, cudagraphs=BoxedBool(False), is_inference=True)
 
-    def run(*args: Any) -> Any:
-        return compiled([*args, *constants])
+    def run(args: list[Any]) -> Any:
+        args.extend(constants)
+        return compiled(args)
 
+    run._boxed_call = True  # type: ignore[attr-defined]  # aot_autograd's convention: one list, which it may clear
+    run.realify_boxed = True  # type: ignore[attr-defined]  # ComplexAdapter trusts this mark, not _boxed_call
     return run
 
 

@@ -216,7 +216,9 @@ def realify_backend(
                 mode=mode,
                 direct=direct and inference,
             )
-        return make_boxed_func(fn)
+        if isinstance(fn, ComplexAdapter):
+            return fn.boxed
+        return fn if getattr(fn, "realify_boxed", False) else make_boxed_func(fn)
 
     def bw_compiler(fx_gm: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
         return compiler(fx_gm, inputs, input_views=False)  # gradients are fresh tensors, never the caller's views

@@ -204,6 +204,9 @@ class ComplexAdapter:
         """views: the output positions that are views of complex inputs, and a callable computing them from the
         caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph."""
         self.compiled = compiled
+        # realify's own boxed functions (one list argument) are called so. Not any `_boxed_call` callable: the one
+        # aot_autograd's aot_module_simplified returns (compile_fx's result) copies that mark but takes *args.
+        self.compiled_boxed = bool(getattr(compiled, "realify_boxed", False))
         self.view_positions, self.view_fn = views
         self.in_plan = [b for b in sig.inputs if not b.planar]
         self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
@@ -237,4 +240,15 @@ class ComplexAdapter:
         return type(outs)(res) if isinstance(outs, tuple) else res
 
     def __call__(self, *args: Any) -> Any:
-        return self.adapt_outputs(self.compiled(*self.adapt_inputs(args)), args)
+        real = self.adapt_inputs(args)
+        outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
+        return self.adapt_outputs(outs, args)
+
+    def boxed(self, args: list[Any]) -> Any:
+        """The same in aot_autograd's boxed convention (the backend hands this to aot_autograd)."""
+        real = self.adapt_inputs(args)
+        outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
+        return self.adapt_outputs(outs, args)
+
+
+ComplexAdapter.boxed._boxed_call = True  # type: ignore[attr-defined]  # read by aot_autograd
