@@ -510,11 +510,13 @@ static int read_only_by(const rf_graph *g, const rf_value *x, const rf_node *n) 
 }
 
 int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_dtype dt, rf_cx *out) {
-    if (x->rank < 1 || x->rank >= RF_MAX_RANK || !read_only_by(rf_in_graph(L), x, n)) return 0;
+    if (x->rank < 1 || x->rank >= RF_MAX_RANK) return 0;
     for (int d = 0; d < x->rank; d++)
         if (x->dims[d].sym) return 0;
     wlist wl = {0};
-    int budget = 4096, ok = describe(x, &budget, &wl) && wl.n >= 1 && wl.n <= DENSE_MAX_BLOCKS;
+    /* one block alone is no better than the graph's own chain */
+    int budget = 4096, ok = describe(x, &budget, &wl) && wl.n >= 2 && wl.n <= DENSE_MAX_BLOCKS;
+    ok = ok && read_only_by(rf_in_graph(L), x, n); /* the graph walk last: most inputs are no block spectrum */
     dense_item *it = ok ? calloc(wl.n, sizeof *it) : NULL;
     ok = ok && it;
     for (size_t j = 0; ok && j < wl.n; j++) {
@@ -531,9 +533,6 @@ int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_
         if (!ok) break;
         memcpy(it[j].lo, w->lo, (size_t)x->rank * sizeof(int64_t));
         memcpy(it[j].hi, w->hi, (size_t)x->rank * sizeof(int64_t));
-    }
-    if (ok && wl.n == 1) { /* one block alone is no better than the graph's own chain */
-        ok = 0;
     }
     for (size_t j = 0; ok && j < wl.n; j++) {
         rf_cx c = rf_cx_of(L, wl.w[j].src, dt);
