@@ -76,7 +76,10 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
         rf_fft_sparse sp; /* an input zero outside some blocks: read those alone */
         int sparse = !pruned && !rf_fft_native(&f) &&
                      rf_fft_sparse_plan(L, self->value, a.dims, sizes, sizes, a.ndims, &sp);
-        rf_cx xc = sparse ? rf_fft_sparse_input(L, &sp, f.dt) : rf_in_cx(L, n, "self", f.dt);
+        rf_cx xc;
+        if (sparse) xc = rf_fft_sparse_input(L, &sp, f.dt);
+        else if (!(rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &xc)))
+            xc = rf_in_cx(L, n, "self", f.dt);
         if (sparse) {
             x = rf_fft_c2c_sparse(&f, xc, a.dims, sizes, a.ndims, flag->i ? -1 : 1, sp.keep);
             rf_fft_sparse_free(&sp);

@@ -163,8 +163,10 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     } else {
         rf_fft_sparse sp;
         int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
-        rf_cx x = sparse ? rf_fft_sparse_input(L, &sp, f.dt)
-                         : resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
+        rf_cx x;
+        if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
+        else if (!(rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) && rf_fft_sparse_dense(L, n, sv, f.dt, &x)))
+            x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         if (sparse) {
             y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
             rf_fft_sparse_free(&sp);
