@@ -240,12 +240,11 @@ class ComplexAdapter:
         return type(outs)(res) if isinstance(outs, tuple) else res
 
     def __call__(self, *args: Any) -> Any:
-        real = self.adapt_inputs(args)
-        outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
-        return self.adapt_outputs(outs, args)
+        return self.boxed(args)
 
-    def boxed(self, args: list[Any]) -> Any:
-        """The same in aot_autograd's boxed convention (the backend hands this to aot_autograd)."""
+    def boxed(self, args: Sequence[Any]) -> Any:
+        """The call in aot_autograd's boxed convention (the backend hands this to aot_autograd); the caller's
+        sequence is only read."""
         real = self.adapt_inputs(args)
         outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
         return self.adapt_outputs(outs, args)

@@ -383,6 +383,12 @@ typedef struct dense_item {
 
 enum { DENSE_MAX_BLOCKS = 64 };
 
+/* Both parts padded with zeros along d. */
+static void pad_parts(rf_lowering *L, rf_value **re, rf_value **im, int d, int64_t before, int64_t after) {
+    *re = rf_b_pad_dim(L, *re, d, before, after, 0.0);
+    *im = rf_b_pad_dim(L, *im, d, before, after, 0.0);
+}
+
 static int same_extent(const dense_item *it, size_t n, int d) {
     for (size_t j = 1; j < n; j++)
         if (it[j].lo[d] != it[0].lo[d] || it[j].hi[d] != it[0].hi[d]) return 0;
@@ -435,22 +441,14 @@ static int dense_cut(rf_lowering *L, int rank, const int64_t *rlo, const int64_t
         memcpy(hi2, rhi, (size_t)rank * sizeof(int64_t));
         lo2[d] = a, hi2[d] = b;
         ok = dense_build(L, rank, lo2, hi2, sub, m, &pr[np], &pi[np]);
-        if (ok && gap && np) { /* zeros after the piece before */
-            pr[np - 1] = rf_b_pad_dim(L, pr[np - 1], d, 0, gap, 0.0);
-            pi[np - 1] = rf_b_pad_dim(L, pi[np - 1], d, 0, gap, 0.0);
-        } else if (ok && gap) { /* zeros before the first piece */
-            pr[np] = rf_b_pad_dim(L, pr[np], d, gap, 0, 0.0);
-            pi[np] = rf_b_pad_dim(L, pi[np], d, gap, 0, 0.0);
-        }
+        if (ok && gap && np) pad_parts(L, &pr[np - 1], &pi[np - 1], d, 0, gap); /* zeros after the piece before */
+        else if (ok && gap) pad_parts(L, &pr[np], &pi[np], d, gap, 0);       /* zeros before the first piece */
         gap = 0;
         np++;
     }
     free(sub);
     if (!ok || !np) return 0;
-    if (gap) {
-        pr[np - 1] = rf_b_pad_dim(L, pr[np - 1], d, 0, gap, 0.0);
-        pi[np - 1] = rf_b_pad_dim(L, pi[np - 1], d, 0, gap, 0.0);
-    }
+    if (gap) pad_parts(L, &pr[np - 1], &pi[np - 1], d, 0, gap);
     *re = np == 1 ? pr[0] : rf_b_cat(L, np, pr, d);
     *im = np == 1 ? pi[0] : rf_b_cat(L, np, pi, d);
     return *re && *im;
@@ -467,8 +465,7 @@ static int dense_build(rf_lowering *L, int rank, const int64_t *rlo, const int64
         memcpy(hi2, rhi, (size_t)rank * sizeof(int64_t));
         lo2[d] = it[0].lo[d], hi2[d] = it[0].hi[d];
         if (!dense_build(L, rank, lo2, hi2, it, n, re, im)) return 0;
-        *re = rf_b_pad_dim(L, *re, d, lo2[d] - rlo[d], rhi[d] - hi2[d], 0.0);
-        *im = rf_b_pad_dim(L, *im, d, lo2[d] - rlo[d], rhi[d] - hi2[d], 0.0);
+        pad_parts(L, re, im, d, lo2[d] - rlo[d], rhi[d] - hi2[d]);
         return *re && *im;
     }
     if (n == 1) { /* the block fills the region */
