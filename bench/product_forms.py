@@ -11,7 +11,7 @@ Forms, each a real function of the rfft output and the weights in view_as_real l
 All compiled forms write the spectrum with cat and zero pads (realify's block rebuild). GPU time is a CUDA-graph
 replay; launched is back-to-back calls from Python.
 
-    python bench/product_forms.py [--json out.json]
+    python bench/product_forms.py [--json out.json] [--profile]   # --profile: each form's kernels too
     python bench/product_forms.py --small     # tiny CPU shapes: every form must match eager
 """
 
@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _util import env_info, graph_time_ms, kernel_count, print_table, time_ms, write_json  # noqa: E402
+from fft_profile import kernel_table  # noqa: E402
 
 
 def embedding(w: torch.Tensor) -> torch.Tensor:
@@ -84,6 +85,7 @@ def main() -> None:
     p.add_argument("--small", action="store_true")
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--json")
+    p.add_argument("--profile", action="store_true", help="print each form's kernels (torch.profiler)")
     a = p.parse_args()
     dev = torch.device("cpu" if a.small or not torch.cuda.is_available() else "cuda")
     b, c, n, m = (2, 4, 16, 4) if a.small else (32, 32, 64, 16)
@@ -107,6 +109,11 @@ def main() -> None:
             launched = time_ms(lambda run=run: run(*args), dev, warmup=1 if a.small else 5, iters=iters)
             graph = graph_time_ms(lambda run=run: run(*args), dev, iters=iters)
             rows.append([name, kernels, launched, graph if graph is not None else "-", err])
+            if a.profile:
+                table = kernel_table(lambda run=run: run(*args), dev, 1 if a.small else 20)
+                print(f"## {name}: {sum(us for _, us, _ in table):.1f} us per call")
+                for key, us, count in table:
+                    print(f"  {us:8.1f} us  x{count}  {key[:100]}")
     print_table(["form", "kernels", "launched ms", "graph ms", "rel err"], rows)
     write_json(a.json, {"env": env_info(dev), "rows": rows})
 

@@ -62,6 +62,7 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
     rf_cx x;
+    double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims));
     /* only some outputs read (slices): compute those alone */
     int64_t sizes[RF_MAX_RANK];
     for (size_t i = 0; i < a.ndims; i++) sizes[i] = self->value->dims[a.dims[i]].size;
@@ -78,7 +79,7 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
                      rf_fft_sparse_plan(L, self->value, a.dims, sizes, sizes, a.ndims, &sp);
         rf_cx xc;
         if (sparse) xc = rf_fft_sparse_input(L, &sp, f.dt);
-        else if (!(rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &xc)))
+        else if (!(rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &scale, &xc)))
             xc = rf_in_cx(L, n, "self", f.dt);
         if (sparse) {
             x = rf_fft_c2c_sparse(&f, xc, a.dims, sizes, a.ndims, flag->i ? -1 : 1, sp.keep);
@@ -88,7 +89,7 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
                        : rf_fft_c2c_dims(&f, xc, a.dims, a.ndims, flag->i ? -1 : 1);
         }
     }
-    x = rf_cx_scale(L, x, rf_num(norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims))));
+    x = rf_cx_scale(L, x, rf_num(scale));
     if (f.oom || !x.re.v) {
         if (pruned) rf_fft_prune_free(&pr);
         return rf_fft_done(&f, n, 0);
@@ -122,15 +123,15 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     rf_fft_sparse sp;
     rf_value *out;
     rf_cx dense;
+    double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i);
     if (!rf_fft_native(&f) && rf_fft_sparse_plan(L, self->value, a.dims, lens, outs, a.ndims, &sp)) {
         out = rf_fft_c2r_sparse(&f, rf_fft_sparse_input(L, &sp, f.dt), a.dims, lens, a.ndims, lds->i, sp.keep);
         rf_fft_sparse_free(&sp);
-    } else if (rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &dense)) {
+    } else if (rf_fft_native(&f) && rf_fft_sparse_dense(L, n, self->value, f.dt, &scale, &dense)) {
         out = rf_fft_c2r_dims(&f, dense, a.dims, a.ndims, lds->i);
     } else {
         out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
     }
-    double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims - 1) * (double)lds->i);
     out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
     if (f.oom || !out) return rf_fft_done(&f, n, 0);
     rf_set_real(L, n->outs[0], out);

@@ -110,20 +110,20 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         outs[nd - 1] = lds;
         rf_fft_sparse sp;
         int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
+        double outer = prod(shape, nd - 1), scale = norm_scale(nm, outer * (double)lds, 0);
         rf_cx x;
         if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
         else if (!(kind == K_IRFFT && rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) &&
-                   rf_fft_sparse_dense(L, n, sv, f.dt, &x)))
+                   rf_fft_sparse_dense(L, n, sv, f.dt, &scale, &x)))
             x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
-        double outer = prod(shape, nd - 1);
         rf_value *out;
         if (sparse) {
             out = rf_fft_c2r_sparse(&f, x, dims, shape, nd, lds, sp.keep);
             rf_fft_sparse_free(&sp);
-            out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
+            out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
         } else if (kind == K_IRFFT) {
             out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
-            out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, outer * (double)lds, 0))).v;
+            out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
         } else {
             x = rf_fft_c2c_dims(&f, x, dims, nd - 1, -1);
             x = rf_cx_conj(L, rf_cx_scale(L, x, rf_num(norm_scale(nm, outer, 1))));
@@ -163,9 +163,11 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     } else {
         rf_fft_sparse sp;
         int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
+        double scale = norm_scale(nm, prod(shape, nd), forward);
         rf_cx x;
         if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
-        else if (!(rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) && rf_fft_sparse_dense(L, n, sv, f.dt, &x)))
+        else if (!(rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) &&
+                   rf_fft_sparse_dense(L, n, sv, f.dt, &scale, &x)))
             x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
         if (sparse) {
             y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
@@ -174,7 +176,7 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             y = pruned ? rf_fft_c2c_pruned(&f, x, dims, nd, forward ? -1 : 1, pr.keep)
                        : rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
         }
-        y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), forward)));
+        y = rf_cx_scale(L, y, rf_num(scale));
     }
     if (f.oom || !y.re.v) {
         if (pruned) rf_fft_prune_free(&pr);

@@ -64,7 +64,11 @@ rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt);
 void rf_fft_sparse_free(rf_fft_sparse *p);
 /* For the operator strategies, which transform the whole input: x (read by
  * node n alone, static shape), built from a zeros tensor by writing disjoint
- * blocks in, rebuilt as cat and zero pads of the blocks. 1 and *out set when
- * x is such a value of two or more blocks; 0 otherwise. */
-int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_dtype dt, rf_cx *out);
+ * blocks in, rebuilt as cat and zero pads of the packed blocks. 1 and *out
+ * set when x is such a value of two or more blocks; 0 otherwise. scale (may
+ * be NULL): the factor the caller applies to the transform's output; when it
+ * is a power of two the spectrum is scaled instead, in the kernel that builds
+ * it, and *scale becomes 1. */
+int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_dtype dt, double *scale,
+                        rf_cx *out);
 #endif

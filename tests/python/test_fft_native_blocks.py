@@ -124,3 +124,48 @@ def test_symbolic_batch_keeps_the_chain() -> None:
     x5 = torch.randn(5, 4, 12, 12)
     with torch.no_grad():
         torch.testing.assert_close(low.module()(x5), layer(x5), rtol=1e-5, atol=1e-6)
+
+
+def producer_of_transform_input(gm: torch.fx.GraphModule) -> torch.fx.Node:
+    (fft,) = [n for n in gm.graph.nodes if str(n.target).startswith("realify.fft_c2r")]
+    return fft.args[0]
+
+
+def test_blocks_are_joined_on_the_packed_layout() -> None:
+    """One cat and its pads on [..., 2] (what the operator takes), not one per part and a stack after."""
+    a, b = blocks()
+    low = realify.lower(make_fx(two_corners)(a, b), fft="native")
+    names = ops(low)
+    assert names.count("aten.cat.default") == 1 and "aten.stack.default" not in names, names
+    (cat,) = [n for n in low.graph.nodes if n.target == torch.ops.aten.cat.default]
+    assert cat.meta["val"].shape[-1] == 2 and cat.meta["val"].dim() == 5
+
+
+def test_power_of_two_scale_is_applied_to_the_spectrum_with_eagers_bits() -> None:
+    """irfft2 over 16x16 scales by 1/256: exact, so it moves before the transform, into the copy that builds the
+    spectrum, and the output keeps eager's bits."""
+    a, b = blocks()
+    low = realify.lower(make_fx(two_corners)(a, b), fft="native")
+    scaled = producer_of_transform_input(low)
+    assert scaled.target == torch.ops.aten.mul.Tensor and scaled.args[1] == 1 / 256, scaled.format_node()
+    assert not [n for n in low.graph.nodes if n.target == torch.ops.aten.mul.Tensor and n is not scaled]
+    got = low(torch.view_as_real(a), torch.view_as_real(b))
+    assert torch.equal(got, two_corners(a, b))
+
+
+def test_other_scales_stay_after_the_transform() -> None:
+    """1/144 is not exact: scaling before and after would round differently, so it stays where torch applies it."""
+
+    def twelve(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros(2, 3, 12, 7, dtype=a.dtype)
+        out[:, :, :4, :5] = a
+        out[:, :, -4:, :5] = b
+        return torch.fft.irfft2(out, s=(12, 12))
+
+    a, b = blocks()
+    low = realify.lower(make_fx(twelve)(a, b), fft="native")
+    assert producer_of_transform_input(low).target != torch.ops.aten.mul.Tensor
+    (fft,) = [n for n in low.graph.nodes if str(n.target).startswith("realify.fft_c2r")]
+    (user,) = fft.users
+    assert user.target == torch.ops.aten.mul.Tensor and user.args[1] == pytest.approx(1 / 144)
+    torch.testing.assert_close(low(torch.view_as_real(a), torch.view_as_real(b)), twelve(a, b), rtol=1e-5, atol=1e-6)
