@@ -155,6 +155,10 @@ rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index) {
 }
 
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim) {
+    if (a && b && a->rank >= 0 && (dim == -1 || dim == a->rank)) {
+        rf_value *p = rf_b_packed_views(L, a, b);
+        if (p) return p;
+    }
     rf_attr list = {0};
     list.kind = RF_A_LIST;
     list.n = 2;

@@ -95,7 +95,12 @@ rf_rv rf_b_neg(rf_lowering *L, rf_rv x);
 rf_value *rf_b_unary(rf_lowering *L, const char *op, rf_value *x);
 rf_value *rf_b_binary(rf_lowering *L, const char *op, rf_value *x, rf_value *y);
 rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index);
+/* stack([a, b], dim). Stacking the two parts of one packed value p as read through the same view chain
+ * (dim -1) gives that chain applied to p instead (rf_b_packed_views). */
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
+/* The packed value whose parts are re and im when both are the same chain of view ops (slice, permute,
+ * reshape, ...) of the two parts of one packed value p: that chain emitted on p. NULL otherwise. */
+rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im);
 /* The two parts of a packed [..., 2] real value, as selects (no parts when `packed` is NULL: a failed build). */
 rf_cx rf_b_unpack(rf_lowering *L, rf_value *packed);
 rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt);

@@ -29,6 +29,7 @@ SCRIPTS = [
     "fft_profile.py",
     "op_overhead.py",
     "interleaved.py",
+    "product_forms.py",
 ]
 
 
@@ -83,6 +84,10 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             for variant in ("realify+inductor (direct)", "realify+inductor, two aot layers"):
                 row = by[case, variant]
                 assert row["max_rel_err"] < 1e-5 and 0 < row["min_ms"] <= row["median_ms"]
+    elif script == "product_forms.py":
+        assert {r["form"] for r in rows} == {"eager", "packed", "planar", "reduce", "realify"}
+        assert all(r["rel_err"] < 1e-5 for r in rows)
+        assert all(r["kernels"] > 0 for r in rows if r["form"] != "eager")
     elif script == "fft_profile.py":
         assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
         assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
