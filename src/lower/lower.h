@@ -101,6 +101,9 @@ rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
 /* The packed value whose parts are re and im when both are the same chain of view ops (slice, permute,
  * reshape, ...) of the two parts of one packed value p: that chain emitted on p. NULL otherwise. */
 rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im);
+/* x * s. When x is a matrix product just made with a constant operand (an FFT plan's DFT matrix) and nothing
+ * else reads it, the constant is scaled instead (scale_fold.c), which saves a pass over the product. */
+rf_value *rf_b_scale(rf_lowering *L, rf_value *x, double s);
 /* The two parts of a packed [..., 2] real value, as selects (no parts when `packed` is NULL: a failed build). */
 rf_cx rf_b_unpack(rf_lowering *L, rf_value *packed);
 rf_value *rf_b_cast(rf_lowering *L, rf_value *x, rf_dtype dt);

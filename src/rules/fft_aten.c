@@ -132,7 +132,7 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     } else {
         out = rf_fft_c2r_dims(&f, rf_in_cx(L, n, "self", f.dt), a.dims, a.ndims, lds->i);
     }
-    out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
+    out = rf_b_scale(L, out, scale);
     if (f.oom || !out) return rf_fft_done(&f, n, 0);
     rf_set_real(L, n->outs[0], out);
     return RF_OK;

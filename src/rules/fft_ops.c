@@ -120,15 +120,15 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         if (sparse) {
             out = rf_fft_c2r_sparse(&f, x, dims, shape, nd, lds, sp.keep);
             rf_fft_sparse_free(&sp);
-            out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
+            out = rf_b_scale(L, out, scale);
         } else if (kind == K_IRFFT) {
             out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
-            out = rf_b_mul(L, rf_val(out), rf_num(scale)).v;
+            out = rf_b_scale(L, out, scale);
         } else {
             x = rf_fft_c2c_dims(&f, x, dims, nd - 1, -1);
             x = rf_cx_conj(L, rf_cx_scale(L, x, rf_num(norm_scale(nm, outer, 1))));
             out = rf_fft_c2r_dims(&f, x, dims + nd - 1, 1, lds);
-            out = rf_b_mul(L, rf_val(out), rf_num(norm_scale(nm, (double)lds, 1))).v;
+            out = rf_b_scale(L, out, norm_scale(nm, (double)lds, 1));
         }
         if (f.oom || !out) return rf_fft_done(&f, n, 0);
         rf_set_real(L, n->outs[0], out);

@@ -39,12 +39,13 @@ def lower(fn: Callable[..., Any], x: torch.Tensor, mode: str) -> torch.fx.GraphM
 
 
 def dft_constants(gm: torch.fx.GraphModule) -> dict[str, tuple[int, ...]]:
-    """The DFT matrices of a lowered graph: name -> shape."""
+    """The DFT matrices of a lowered graph: name -> shape. An inverse's 1/n folded into its matrix (the core's
+    rf_b_scale) adds "_scaled" to the name, dropped here."""
     out = {}
     for n in gm.graph.nodes:
         if n.op == "get_attr" and "dft" in str(n.target):
             t = gm.get_buffer(str(n.target)) if "." in str(n.target) else getattr(gm, str(n.target))
-            out[str(n.target).rsplit(".", 1)[-1]] = tuple(t.shape)
+            out[str(n.target).rsplit(".", 1)[-1].removesuffix("_scaled")] = tuple(t.shape)
     return out
 
 
@@ -333,3 +334,20 @@ def test_pruned_fno_fits_deploy_targets(target: str) -> None:
         gm = realify.lower(torch.export.export(model, (x,)), fft="matmul", target=target).module()
         assert pruned(gm) and sparse_read(gm)
         compare(gm(x), model(x), TOL[torch.complex64])
+
+
+@pytest.mark.parametrize("n", [16, 12])
+def test_inverse_scale_is_folded_into_the_last_dft_matrix(n: int) -> None:
+    """irfft's 1/n scales its last DFT matrix, so no pass over the output multiplies it (a power of two or not)."""
+
+    def inverse(x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.irfft(x, n=n)
+
+    x = torch.randn(3, n // 2 + 1, dtype=torch.complex64, generator=torch.Generator().manual_seed(1))
+    low = realify.lower(make_fx(inverse)(x), fft="matmul")
+    out = next(n for n in low.graph.nodes if n.op == "output").args[0]
+    out = out[0] if isinstance(out, (tuple, list)) else out
+    assert out.target == torch.ops.aten.matmul.default, out.format_node()
+    assert not [n for n in low.graph.nodes if n.target == torch.ops.aten.mul.Tensor]
+    assert any(name.endswith("_scaled") for name in (str(n.target) for n in low.graph.nodes if n.op == "get_attr"))
+    torch.testing.assert_close(low(torch.view_as_real(x)), inverse(x), rtol=1e-6, atol=1e-6)
