@@ -113,9 +113,14 @@ static int packed_arg(rf_lowering *L, const rf_node *n, const rf_arg *a, int r_i
     }
     int dims_list = (strcmp(name, "dims") == 0 && strcmp(op, "aten.permute.default") == 0) ||
                     (strcmp(name, "dim") == 0 && a->attr.kind == RF_A_LIST);
-    int size_list = strcmp(name, "shape") == 0 || (strcmp(name, "size") == 0 && strcmp(op, "aten.expand.default") == 0) ||
-                    (strcmp(name, "size") == 0 && strcmp(op, "aten.view.default") == 0) ||
-                    (strcmp(name, "size") == 0 && strcmp(op, "aten._unsafe_view.default") == 0);
+    int size_list = strcmp(name, "shape") == 0 || strcmp(name, "size") == 0; /* reshape; view, expand */
+    if (strcmp(name, "memory_format") == 0) { /* channels_last and the like are for a rank the pair changes */
+        if (a->attr.kind == RF_A_NONE) return 1;
+        if (a->attr.kind != RF_A_STR || !a->attr.s) return 0;
+        const char *m = a->attr.s, *prefix = "@memory_format:";
+        if (strncmp(m, prefix, strlen(prefix)) == 0) m += strlen(prefix);
+        return strcmp(m, "contiguous_format") == 0 || strcmp(m, "preserve_format") == 0;
+    }
     if (!dims_list && !size_list) return a->attr.kind != RF_A_VALUE || strcmp(name, "self") == 0;
     if (a->attr.kind != RF_A_LIST || a->attr.n >= RF_MAX_RANK) return 0;
     int64_t items[RF_MAX_RANK + 1];
