@@ -3,8 +3,8 @@
  * Rules that work on the two parts run view chains (slices, permutes,
  * reshapes) on each part and stack the parts again where a packed value is
  * read (a complex matrix product's operand, a platform FFT's input). Stacking
- * V(select(p, d, 0)) and V(select(p, d, 1)) is V applied to p itself, its
- * pair dim d moved last and carried along. Emitted that way, Inductor sees one
+ * V(select(p, -1, 0)) and V(select(p, -1, 1)) is V applied to p itself with
+ * its trailing pair carried along. Emitted that way, Inductor sees one
  * strided copy, which it tiles, instead of a two-way choice per element (the
  * FNO layer's bmm operand on an H200: 5.3 us stacked against 3.2 us as a
  * permuted copy). */
@@ -77,23 +77,6 @@ static rf_value *part_of(const rf_value *v, int64_t index, int64_t *pair) {
     if (dim < 0 || dim >= p->rank || p->dims[dim].sym || p->dims[dim].size != 2 || idx != index) return NULL;
     *pair = dim;
     return p;
-}
-
-/* p with its dim `pair` moved last (a permute, a view). */
-static rf_value *pair_last(rf_lowering *L, rf_value *p, int64_t pair) {
-    if (pair == p->rank - 1) return p;
-    int64_t order[RF_MAX_RANK];
-    rf_dim dims[RF_MAX_RANK];
-    for (int i = 0, j = 0; i < p->rank; i++)
-        if (i != pair) order[j] = i, dims[j++] = p->dims[i];
-    order[p->rank - 1] = pair;
-    dims[p->rank - 1] = p->dims[pair];
-    rf_arg args[2] = {{"self", rf_attr_ref(p)}, {"dims", rf_attr_ints(rf_out_graph(L), (size_t)p->rank, order)}};
-    rf_value like = {0};
-    like.rank = p->rank;
-    like.dims = dims;
-    const rf_value *likes[1] = {&like};
-    return rf_b_node(L, "aten.permute.default", 2, args, 1, likes, p->dtype, "_pairs")->outs[0];
 }
 
 /* A dim argument of a part of rank r, as a non-negative dim of the packed value (-1 when out of range). */
@@ -176,12 +159,9 @@ rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im) {
         a = self_of(na), b = self_of(nb);
     }
     if (!p || p->dtype != re->dtype) return NULL;
-    /* A pair dim moved last leaves the pair strided; fold that only where the chain copies anyway (a clone), so
-     * a graph output or another operator's input does not turn from a packed copy into a strided view. */
-    int copies = 0;
-    for (size_t i = 0; i < n; i++) copies |= strcmp(chain[i]->op, "aten.clone.default") == 0;
-    if (pair_a != p->rank - 1 && !copies) return NULL;
-    p = pair_last(L, p, pair_a);
+    /* Parts along another dim (the matmul plans' re and im rows) would need that dim moved last first: a strided
+     * read of the pair, which made the FNO layer's operand copies slower on an H200 (5.7 -> 8.7 us each). */
+    if (pair_a != p->rank - 1) return NULL;
     while (p && n) p = replay(L, chain[--n], p);
     return p;
 }
