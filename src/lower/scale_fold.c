@@ -19,14 +19,27 @@ static int is_product(const char *op) {
            strcmp(op, "aten.bmm.default") == 0;
 }
 
-/* The constant's elements as doubles (little-endian f32 or f64 data), or NULL. */
-static double *decode(const rf_value *c, size_t *numel) {
+/* The static shape of constant c in dims, and its element count; 0 when a dim is symbolic or the count overflows. */
+static int static_shape(const rf_value *c, int64_t *dims, size_t *numel) {
+    size_t n = 1;
+    for (int d = 0; d < c->rank; d++) {
+        dims[d] = c->dims[d].size;
+        if (c->dims[d].sym || dims[d] < 0 || (dims[d] && n > SIZE_MAX / (size_t)dims[d])) return 0;
+        n *= (size_t)dims[d];
+    }
+    *numel = n;
+    return 1;
+}
+
+/* The constant's numel elements as doubles (little-endian f32 or f64 data that fills them exactly), or NULL. */
+static double *decode(const rf_value *c, size_t numel) {
     size_t esize = c->dtype == RF_DT_F32 ? 4 : c->dtype == RF_DT_F64 ? 8 : 0;
-    if (!esize || !c->const_data || c->const_nbytes % esize || c->const_nbytes > MAX_FOLD_BYTES) return NULL;
-    size_t n = c->const_nbytes / esize;
-    double *out = malloc((n ? n : 1) * sizeof *out);
+    if (!esize || !c->const_data || c->const_nbytes > MAX_FOLD_BYTES || c->const_nbytes / esize != numel ||
+        c->const_nbytes % esize)
+        return NULL;
+    double *out = malloc((numel ? numel : 1) * sizeof *out);
     if (!out) return NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < numel; i++) {
         uint64_t b = 0;
         for (size_t k = esize; k-- > 0;) b = (b << 8) | c->const_data[i * esize + k];
         if (esize == 8) {
@@ -38,7 +51,6 @@ static double *decode(const rf_value *c, size_t *numel) {
             out[i] = f;
         }
     }
-    *numel = n;
     return out;
 }
 
@@ -59,23 +71,12 @@ static rf_value *fold(rf_lowering *L, const rf_node *n, double s) {
     for (size_t i = 0; i < n->nargs; i++) {
         args[i] = n->args[i];
         const rf_value *c = args[i].attr.kind == RF_A_VALUE ? args[i].attr.value : NULL;
-        if (folded || !c || !c->const_data || c->rank < 0 || c->rank > 8) continue;
+        int64_t dims[8];
         size_t numel = 0;
-        double *data = decode(c, &numel);
+        if (folded || !c || !c->const_data || c->rank < 0 || c->rank > 8 || !static_shape(c, dims, &numel)) continue;
+        double *data = decode(c, numel);
         if (!data) continue;
         for (size_t k = 0; k < numel; k++) data[k] *= s;
-        int64_t dims[8];
-        for (int d = 0; d < c->rank; d++) dims[d] = c->dims[d].sym ? -1 : c->dims[d].size;
-        size_t expect = 1;
-        for (int d = 0; d < c->rank; d++) {
-            if (dims[d] < 0 || (dims[d] && expect > numel / (size_t)dims[d])) numel = 0; /* no overflow */
-            else expect *= (size_t)dims[d];
-        }
-        if (expect != numel) numel = 0; /* data that does not fill the shape: left as it is */
-        if (!numel) {
-            free(data);
-            continue;
-        }
         char hint[160];
         snprintf(hint, sizeof hint, "%s_scaled", c->name);
         rf_value *scaled = rf_b_constant(L, hint, c->dtype, c->rank, dims, data);
