@@ -374,3 +374,23 @@ int rf_node_refs_null(const rf_node *n) {
         if (rf_attr_refs(&n->args[i].attr, NULL)) return 1;
     return 0;
 }
+
+int rf_str_in(const char *s, const char *const *list) {
+    for (; *list; list++)
+        if (strcmp(s, *list) == 0) return 1;
+    return 0;
+}
+
+double rf_le_float(const unsigned char *p, size_t esize) {
+    uint64_t b = 0;
+    for (size_t k = esize; k-- > 0;) b = (b << 8) | p[k];
+    if (esize == 8) {
+        double d;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    uint32_t b32 = (uint32_t)b;
+    float f;
+    memcpy(&f, &b32, 4);
+    return f;
+}

@@ -159,6 +159,12 @@ int rf_attr_is_tensor(const rf_attr *a);
 
 /* Verifier (verify.c): rf_verify is declared in realify.h. */
 
+/* A little-endian float32 (esize 4) or float64 (esize 8) at p, as inline constant data holds them. */
+double rf_le_float(const unsigned char *p, size_t esize);
+
+/* Whether s equals an entry of the NULL-terminated list (op names, argument names). */
+int rf_str_in(const char *s, const char *const *list);
+
 /* Shapes */
 int rf_dim_equal(const rf_dim *a, const rf_dim *b);
 int rf_value_same_shape(const rf_value *a, const rf_value *b);

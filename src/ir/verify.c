@@ -246,8 +246,7 @@ static void check_window(verifier *V, const rf_node *n) {
 static int is_dim_arg(const rf_node *n, const char *name) {
     static const char *const names[] = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim",
                                         "dimension", NULL};
-    for (const char *const *p = names; *p; p++)
-        if (strcmp(name, *p) == 0) return 1;
+    if (rf_str_in(name, names)) return 1;
     return strncmp(n->op, "aten.movedim.", 13) == 0 && (strcmp(name, "source") == 0 ||
                                                         strcmp(name, "destination") == 0);
 }

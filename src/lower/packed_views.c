@@ -22,11 +22,7 @@ static const char *const foldable_ops[] = {
     "aten.alias.default",  "aten.flatten.using_ints", "aten.unflatten.int", NULL,
 };
 
-static int foldable(const char *op) {
-    for (const char *const *f = foldable_ops; *f; f++)
-        if (strcmp(op, *f) == 0) return 1;
-    return 0;
-}
+static int foldable(const char *op) { return rf_str_in(op, foldable_ops); }
 
 static int attr_equal(const rf_attr *a, const rf_attr *b) {
     if (a->kind != b->kind) return 0;

@@ -39,18 +39,7 @@ static double *decode(const rf_value *c, size_t numel) {
         return NULL;
     double *out = malloc((numel ? numel : 1) * sizeof *out);
     if (!out) return NULL;
-    for (size_t i = 0; i < numel; i++) {
-        uint64_t b = 0;
-        for (size_t k = esize; k-- > 0;) b = (b << 8) | c->const_data[i * esize + k];
-        if (esize == 8) {
-            memcpy(&out[i], &b, 8);
-        } else {
-            uint32_t b32 = (uint32_t)b;
-            float f;
-            memcpy(&f, &b32, 4);
-            out[i] = f;
-        }
-    }
+    for (size_t i = 0; i < numel; i++) out[i] = rf_le_float(c->const_data + i * esize, esize);
     return out;
 }
 

@@ -14,9 +14,8 @@ static const char *const effectful_ops[] = {
 int rf_op_is_pure(const char *op) {
     if (strncmp(op, "operator.", 9) == 0) return 1;
     if (strncmp(op, "aten.", 5) != 0) return 0;
-    if (op[5] == '_' || op[5] == 's') /* every effectful op here starts "aten._" or "aten.sym_" */
-        for (const char *const *e = effectful_ops; *e; e++)
-            if (strcmp(op, *e) == 0) return 0;
+    /* every effectful op here starts "aten._" or "aten.sym_" */
+    if ((op[5] == '_' || op[5] == 's') && rf_str_in(op, effectful_ops)) return 0;
     /* In-place and out= variants end their base name with '_'. */
     const char *base = op + 5, *dot = strchr(base, '.');
     size_t len = dot ? (size_t)(dot - base) : strlen(base);

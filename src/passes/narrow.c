@@ -49,11 +49,7 @@ static int narrow_data(rf_graph *g, rf_value *v) {
     unsigned char *out = rf_alloc(g, n ? n * 4 : 1);
     if (!out) return 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t b = 0;
-        for (int k = 7; k >= 0; k--) b = (b << 8) | v->const_data[i * 8 + (size_t)k];
-        double x;
-        memcpy(&x, &b, 8);
-        float f = (float)x;
+        float f = (float)rf_le_float(v->const_data + i * 8, 8);
         uint32_t fb;
         memcpy(&fb, &f, 4);
         for (int k = 0; k < 4; k++) out[i * 4 + (size_t)k] = (unsigned char)(fb >> (8 * k));

@@ -18,11 +18,7 @@ static const char *const view_ops[] = {
     "aten.clone.default",   "aten._to_copy.default",  "aten.contiguous.default",   NULL,
 };
 
-static int is_view_op(const char *op) {
-    for (const char *const *v = view_ops; *v; v++)
-        if (strcmp(op, *v) == 0) return 1;
-    return 0;
-}
+static int is_view_op(const char *op) { return rf_str_in(op, view_ops); }
 
 static int int_arg(const rf_node *n, const char *name, int64_t *out) {
     const rf_attr *a = rf_node_arg(n, name);

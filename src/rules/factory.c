@@ -16,11 +16,7 @@
 
 static const char *const fill_names[] = {"fill_value", "value", "s", "start", "end", NULL};
 
-static int is_fill(const char *name) {
-    for (const char *const *f = fill_names; *f; f++)
-        if (strcmp(*f, name) == 0) return 1;
-    return 0;
-}
+static int is_fill(const char *name) { return rf_str_in(name, fill_names); }
 
 static rf_attr number(double f) {
     rf_attr a = {0};

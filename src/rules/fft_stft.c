@@ -447,16 +447,13 @@ static int known_contiguous(const rf_value *v) {
                                        "aten.squeeze.dim",     "aten.squeeze.default",      "aten.clone.default",
                                        NULL};
     for (const rf_node *p = v->producer; p; p = v->producer) {
-        for (const char *const *f = fresh; *f; f++)
-            if (strcmp(p->op, *f) == 0) return 1;
+        if (rf_str_in(p->op, fresh)) return 1;
         const rf_attr *mf = rf_node_arg(p, "memory_format");
         if (strcmp(p->op, "aten.clone.default") == 0 && mf && mf->kind == RF_A_STR &&
             strcmp(mf->s, "@memory_format:contiguous_format") == 0)
             return 1; /* a clone to contiguous_format (the front end says so where the trace shows it) */
-        const char *const *k = keep;
-        while (*k && strcmp(p->op, *k) != 0) k++;
         const rf_attr *self = rf_node_arg(p, "self");
-        if (!*k || !self || self->kind != RF_A_VALUE) return 0;
+        if (!rf_str_in(p->op, keep) || !self || self->kind != RF_A_VALUE) return 0;
         v = self->value;
     }
     return 0;
@@ -468,10 +465,8 @@ static const rf_value *view_base(const rf_value *v) {
     static const char *const views[] = {"aten.view.default", "aten.unsqueeze.default", "aten.squeeze.dim",
                                         "aten.squeeze.default", NULL};
     for (const rf_node *p = v->producer; p; p = v->producer) {
-        const char *const *k = views;
-        while (*k && strcmp(p->op, *k) != 0) k++;
         const rf_attr *self = rf_node_arg(p, "self");
-        if (!*k || !self || self->kind != RF_A_VALUE) break;
+        if (!rf_str_in(p->op, views) || !self || self->kind != RF_A_VALUE) break;
         v = self->value;
     }
     return v;
