@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: install realify against the machine's torch, run the tests, then the GPU benchmarks.
-# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|productforms|llama|fft|fftmodels|fftgraphs|fftprofile|opoverhead|ropedecode|interleaved|tp|tp8b ...]
+# Usage (on the GPU machine, from the repo root): bash bench/gpu_session.sh OUTDIR [tests|random|rope|ropex|ropecode|ropeforms|productforms|fftforms|llama|fft|fftmodels|fftgraphs|fftprofile|opoverhead|ropedecode|interleaved|tp|tp8b ...]
 set -u
 out=${1:?outdir}; shift
 # Test-only packages the machine lacks travel as wheels in build/wheels (carry it); none is required.
@@ -22,6 +22,7 @@ for step in "$@"; do
     ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     productforms) python3 bench/product_forms.py --profile --json "$out/product_forms.json" 2>&1 | grep -v Warning ;;
+    fftforms) python3 bench/fft_forms.py --profile --json "$out/fft_forms.json" 2>&1 | grep -v Warning ;;
     ropeforms) python3 bench/rope_forms.py --dtypes bfloat16 --iters 30 --json "$out/rope_forms.json" 2>&1 | grep -v Warning ;;
     fftprofile) python3 bench/fft_profile.py --models ${PROFILE_MODELS:-fno2d,mri,hyena} 2>&1 | grep -v -e Warning -e USDT ;;
     fftmodels) python3 bench/fft_models.py --json "$out/fft_models.json" 2>&1 | grep -v Warning ;;

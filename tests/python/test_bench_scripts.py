@@ -30,6 +30,7 @@ SCRIPTS = [
     "op_overhead.py",
     "interleaved.py",
     "product_forms.py",
+    "fft_forms.py",
 ]
 
 
@@ -88,6 +89,12 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         assert {r["form"] for r in rows} == {"eager", "packed", "planar", "reduce", "realify"}
         assert all(r["rel_err"] < 1e-5 for r in rows)
         assert all(r["kernels"] > 0 for r in rows if r["form"] != "eager")
+    elif script == "fft_forms.py":
+        assert {r["case"] for r in rows} == {"rfft2", "rfft", "fft"}
+        assert {"cufft", "realify"} <= {r["form"] for r in rows}
+        assert any(r["form"].startswith("gemm-") for r in rows) and any(r["form"].startswith("reduce-") for r in rows)
+        assert all(r["rel_err"] < 2e-6 for r in rows)
+        assert all(r["kernels"] > 0 for r in rows if r["form"] != "cufft")
     elif script == "fft_profile.py":
         assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
         assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
