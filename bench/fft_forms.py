@@ -144,6 +144,41 @@ def fft_gemm(radices: list[int], batch_inner: bool) -> Callable[[torch.Tensor], 
     return f
 
 
+def rfft_packed_left(n1: int, n2: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """realify's rfft plan (the half-length complex DFT of the even/odd pairs, then the real-FFT packing) with both
+    stages from the left: the second reads [.., 2, j2, k1] and writes the half spectrum in order, so the packing
+    reads it contiguously (realify's plan runs the second stage from the right and reads it back transposed)."""
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        b, n = x.shape
+        h = n // 2
+        z = x.view(b, h, 2).transpose(1, 2).reshape(b, 2 * n1, n2)
+        y = (stage_matrix(n1, n1, 2, -1, x.device) @ z).view(b, 2, n1, n2)
+        tc, ts = roots(n1, n2, h, -1, x.device)
+        yr, yi = y[:, 0], y[:, 1]
+        y = torch.stack([yr * tc - yi * ts, yr * ts + yi * tc], 1).transpose(2, 3).reshape(b, 2 * n2, n1)
+        zz = (stage_matrix(n2, n2, 2, -1, x.device) @ y).view(b, 2, h)
+        ze = torch.cat([zz, zz[..., :1]], -1)
+        zf = ze.flip(-1)
+        ar, ai, br, bi = packing_constants(n, x.device)
+        zr, zi, fr, fi = ze[:, 0], ze[:, 1], zf[:, 0], -zf[:, 1]
+        out_r = ar * zr - ai * zi + br * fr - bi * fi
+        out_i = ar * zi + ai * zr + br * fi + bi * fr
+        return torch.stack([out_r, out_i], -1)
+
+    return f
+
+
+def packing_constants(n: int, dev: torch.device) -> tuple[torch.Tensor, ...]:
+    """A = (1 - i w^k)/2, B = (1 + i w^k)/2 for k <= n/2, w = exp(-2 pi i/n): X = A Z + B conj(Z[h-k])."""
+    key = (n, 0, 0, 0, "packing", str(dev))
+    if key not in _ROOTS:
+        c, s = _roots(2, n // 2 + 1, n, 1, dev)  # row 1: cos and sin of 2 pi k/n
+        c, s = c[1], s[1]
+        _ROOTS[key] = (torch.stack([0.5 - 0.5 * s, -0.5 * c, 0.5 + 0.5 * s, 0.5 * c]), c)
+    return tuple(_ROOTS[key][0])
+
+
 def rfft2_form(radices: tuple[list[int], list[int]]) -> Callable[[torch.Tensor], torch.Tensor]:
     rows, cols = radices
 
@@ -186,7 +221,7 @@ class Eager(torch.nn.Module):
             return torch.view_as_real(torch.fft.rfft2(x))
         if self.kind == "rfft":
             return torch.view_as_real(torch.fft.rfft(x))
-        return torch.view_as_real(torch.fft.fft(torch.view_as_complex(x)))
+        return torch.view_as_real(torch.fft.fft(torch.view_as_complex(x)))  # fft, fft4k
 
 
 Form = tuple[str, Callable[[torch.Tensor], torch.Tensor]]
@@ -199,6 +234,7 @@ def cases(small: bool) -> dict[str, tuple[tuple[int, ...], list[Form]]]:
             "rfft": (
                 (4, 256),
                 [
+                    ("packed-left-8x16", rfft_packed_left(8, 16)),
                     ("reduce-16x16", rfft_form([16, 16])),
                     ("gemm-4x8x8", rfft_gemm([4, 8, 8], False)),
                     ("gemm-16x16-binner", rfft_gemm([16, 16], True)),
@@ -219,12 +255,14 @@ def cases(small: bool) -> dict[str, tuple[tuple[int, ...], list[Form]]]:
             (256, 4096),
             [
                 ("reduce-8x8x8x8", rfft_form([8, 8, 8, 8])),
+                ("packed-left-32x64", rfft_packed_left(32, 64)),
                 ("gemm-16x16x16", rfft_gemm([16, 16, 16], False)),
                 ("gemm-16x16x16-binner", rfft_gemm([16, 16, 16], True)),
                 ("gemm-64x64", rfft_gemm([64, 64], False)),
                 ("gemm-64x64-binner", rfft_gemm([64, 64], True)),
             ],
         ),
+        "fft4k": ((256, 4096, 2), []),
         "fft": (
             (16, 65536, 2),
             [
@@ -268,7 +306,7 @@ def measure(kind: str, name: str, run: Callable[[], torch.Tensor], ref: torch.Te
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--small", action="store_true")
-    p.add_argument("--cases", default="rfft2,rfft,fft")
+    p.add_argument("--cases", default="rfft2,rfft,fft4k,fft")
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--json")
     p.add_argument("--profile", action="store_true", help="print each form's kernels (torch.profiler)")

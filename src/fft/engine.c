@@ -189,8 +189,12 @@ static blk direct(rf_fft_ctx *f, blk x, int64_t p, int sign) {
 /* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
  * [..., 2, n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
  * over the 2*n1 rows), the twiddle w_n^(k1*j2), the split axis moved after k1,
- * the rest along the last axis, and k = k1 + n1*k2 read out by transposes. */
-static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign) {
+ * the rest along the last axis, and k = k1 + n1*k2 read out by transposes.
+ * A plan of two factors (`outer`: not inside a longer one) runs its second
+ * stage from the left too, on [..., 2, j2, k1]: its product [..., 2, k2, k1]
+ * is the spectrum in order, so whatever reads it reads rows, not a transpose
+ * with a stride of 2*n2 (18.7 of rfft 4096's 44.5 us on the H200). */
+static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign, int outer) {
     rf_lowering *L = f->L;
     if (n == 1) return x;
     if (k == 1) return direct(f, x, n, sign);
@@ -212,8 +216,14 @@ static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int
     free(tc);
     free(ts);
     if (!y.v) return y;
+    if (k == 2 && outer) {
+        v = rf_b_flatten(L, rf_b_transpose(L, y.v, -2, -1), -3, -2); /* [..., 2*n2, k1] */
+        v = rf_b_matmul(L, dft_matrix(f, n2, sign, 1, 0), v);
+        v = rf_b_unflatten(L, v, -2, 2, (int64_t[]){2, n2}); /* [..., 2, k2, k1] */
+        return bk(rf_b_flatten(L, v, -2, -1), 0);
+    }
     y = bk(rf_b_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
-    y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign);
+    y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign, 0);
     if (!y.v) return y;
     v = rf_b_transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
     v = rf_b_transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
@@ -235,9 +245,9 @@ static blk bluestein(rf_fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
         snprintf(kern, sizeof kern, "bluestein%lld_%lld%s", (long long)n, (long long)m, sign < 0 ? "" : "_inv");
         blk a = cmul(f, x, -2, chirp, 1, &n, wr, wi);
         a = bk(rf_b_pad_dim(L, a.v, -1, 0, m - n, 0.0), 0);
-        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1, 1);
         a = cmul(f, a, -2, kern, 1, &m, br, bi);
-        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1, 1);
         a = bk(rf_b_resize(L, a.v, -1, n), 0);
         out = cmul(f, a, -2, chirp, 1, &n, wr, wi);
     } else {
@@ -268,7 +278,7 @@ static blk dft_last(rf_fft_ctx *f, blk x, int64_t n, int sign) {
         return bk(NULL, 0);
     }
     if (plan.m) return bluestein(f, x, &plan, sign);
-    return cooley_tukey(f, x, plan.factors, plan.nfactors, n, sign);
+    return cooley_tukey(f, x, plan.factors, plan.nfactors, n, sign, 1);
 }
 
 /* x * (a + b sin(2 pi k/n) + i c cos(2 pi k/n)), k < len: the constants of the
