@@ -186,14 +186,57 @@ static blk direct(rf_fft_ctx *f, blk x, int64_t p, int sign) {
     return bk(rf_b_unflatten(L, rf_b_matmul(L, v, w), -1, 2, (int64_t[]){2, p}), 0);
 }
 
+/* y * w_(p*rest)^(k*r) for y [..., 2, k, r] (p x rest), or [..., 2, k, r, D] with `trail` (the twiddle
+ * broadcast over D): one fused elementwise expression. */
+static blk twiddle(rf_fft_ctx *f, rf_value *y, int64_t p, int64_t rest, int trail, int sign) {
+    int64_t m = p * rest;
+    double *tc = dalloc(f, (size_t)m), *ts = dalloc(f, (size_t)m);
+    blk out = bk(NULL, 0);
+    if (tc && ts) {
+        rf_fft_cos_sin_table(p, rest, m, tc, ts);
+        for (int64_t i = 0; i < m; i++) ts[i] = sign * ts[i] + 0.0;
+        char name[64];
+        snprintf(name, sizeof name, "twiddle%lldx%lld%s%s", (long long)p, (long long)rest, trail ? "_cols" : "",
+                 sign < 0 ? "" : "_inv");
+        int64_t sd[3] = {p, rest, 1};
+        out = cmul(f, bk(y, 0), trail ? -4 : -3, name, trail ? 3 : 2, sd, tc, ts);
+    }
+    free(tc);
+    free(ts);
+    return out;
+}
+
+/* The stages after the first of an outer plan, all from the left: v is
+ * [..., 2, m, D] with m = prod factors still to do and D the outputs done so
+ * far (lower digits). A stage of radix p views m as (p, rest), takes one
+ * matmul over the 2*p rows (columns rest*D), twiddles, and moves its digit
+ * before the done ones: [..., 2, rest, p*D]. The last leaves [..., 2, n], the
+ * spectrum in order, so whatever reads it reads rows, not a transpose. */
+static blk in_order_stages(rf_fft_ctx *f, rf_value *v, const int64_t *factors, int k, int64_t m, int sign) {
+    rf_lowering *L = f->L;
+    for (int i = 0; i < k && v; i++) {
+        int64_t p = factors[i], rest = m / p, d = v->dims[v->rank - 1].size;
+        rf_value *u = v;
+        if (rest > 1) u = rf_b_unflatten(L, v, -2, 2, (int64_t[]){p, rest}); /* [..., 2, p, rest, D] */
+        u = rf_b_flatten(L, u, rest > 1 ? -4 : -3, rest > 1 ? -3 : -2);      /* the 2*p rows */
+        if (rest > 1) u = rf_b_flatten(L, u, -2, -1);                         /* [..., 2*p, rest*D] */
+        u = rf_b_matmul(L, dft_matrix(f, p, sign, 1, 0), u);
+        u = rf_b_unflatten(L, u, -2, 2, (int64_t[]){2, p}); /* [..., 2, k_i, rest*D] */
+        if (rest == 1) return bk(rf_b_flatten(L, u, -2, -1), 0);
+        u = rf_b_unflatten(L, u, -1, 2, (int64_t[]){rest, d});
+        blk y = twiddle(f, u, p, rest, 1, sign);
+        v = y.v ? rf_b_flatten(L, rf_b_transpose(L, y.v, -3, -2), -2, -1) : NULL; /* [..., 2, rest, p*D] */
+        m = rest;
+    }
+    return bk(NULL, 0);
+}
+
 /* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
  * [..., 2, n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
- * over the 2*n1 rows), the twiddle w_n^(k1*j2), the split axis moved after k1,
- * the rest along the last axis, and k = k1 + n1*k2 read out by transposes.
- * A plan of two factors (`outer`: not inside a longer one) runs its second
- * stage from the left too, on [..., 2, j2, k1]: its product [..., 2, k2, k1]
- * is the spectrum in order, so whatever reads it reads rows, not a transpose
- * with a stride of 2*n2 (18.7 of rfft 4096's 44.5 us on the H200). */
+ * over the 2*n1 rows) and the twiddle w_n^(k1*j2). An outer plan (not inside a
+ * longer one) goes on with in_order_stages on [..., 2, j2, k1]. Inside, the
+ * split axis moves after k1, the rest runs along the last axis, and
+ * k = k1 + n1*k2 is read out by transposes. */
 static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign, int outer) {
     rf_lowering *L = f->L;
     if (n == 1) return x;
@@ -203,25 +246,9 @@ static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int
     if (!x.real) v = rf_b_flatten(L, v, -3, -2);         /* [..., 2*n1, n2] */
     v = rf_b_matmul(L, dft_matrix(f, n1, sign, 1, x.real), v);
     v = rf_b_unflatten(L, v, -2, 2, (int64_t[]){2, n1}); /* [..., 2, k1, j2] */
-    double *tc = dalloc(f, (size_t)n), *ts = dalloc(f, (size_t)n);
-    blk y = bk(NULL, 0);
-    if (tc && ts) {
-        rf_fft_cos_sin_table(n1, n2, n, tc, ts);
-        for (int64_t i = 0; i < n; i++) ts[i] = sign * ts[i] + 0.0;
-        char name[64];
-        snprintf(name, sizeof name, "twiddle%lldx%lld%s", (long long)n1, (long long)n2, sign < 0 ? "" : "_inv");
-        int64_t sd[2] = {n1, n2};
-        y = cmul(f, bk(v, 0), -3, name, 2, sd, tc, ts);
-    }
-    free(tc);
-    free(ts);
+    blk y = twiddle(f, v, n1, n2, 0, sign);
     if (!y.v) return y;
-    if (k == 2 && outer) {
-        v = rf_b_flatten(L, rf_b_transpose(L, y.v, -2, -1), -3, -2); /* [..., 2*n2, k1] */
-        v = rf_b_matmul(L, dft_matrix(f, n2, sign, 1, 0), v);
-        v = rf_b_unflatten(L, v, -2, 2, (int64_t[]){2, n2}); /* [..., 2, k2, k1] */
-        return bk(rf_b_flatten(L, v, -2, -1), 0);
-    }
+    if (outer) return in_order_stages(f, rf_b_transpose(L, y.v, -2, -1), factors + 1, k - 1, n2, sign);
     y = bk(rf_b_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
     y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign, 0);
     if (!y.v) return y;
