@@ -206,7 +206,7 @@ static blk twiddle(rf_fft_ctx *f, rf_value *y, int64_t p, int64_t rest, int trai
     return out;
 }
 
-/* The stages after the first of an outer plan, all from the left: v is
+/* The stages after the first, all from the left: v is
  * [..., 2, m, D] with m = prod factors still to do and D the outputs done so
  * far (lower digits). A stage of radix p views m as (p, rest), takes one
  * matmul over the 2*p rows (columns rest*D), twiddles, and moves its digit
@@ -231,13 +231,11 @@ static blk in_order_stages(rf_fft_ctx *f, rf_value *v, const int64_t *factors, i
     return bk(NULL, 0);
 }
 
-/* Cooley–Tukey over factors (n = prod factors): x [..., 2, n] is viewed as
- * [..., 2, n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
- * over the 2*n1 rows) and the twiddle w_n^(k1*j2). An outer plan (not inside a
- * longer one) goes on with in_order_stages on [..., 2, j2, k1]. Inside, the
- * split axis moves after k1, the rest runs along the last axis, and
- * k = k1 + n1*k2 is read out by transposes. */
-static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign, int outer) {
+/* Cooley–Tukey over factors (n = prod factors): x [..., (2,) n] is viewed as
+ * [..., (2,) n1, n2] (j = n2*j1 + j2); a size-n1 DFT from the left (one matmul
+ * over the 2*n1 rows, or the n1 rows of a real x), the twiddle w_n^(k1*j2),
+ * then in_order_stages on [..., 2, j2, k1]. */
+static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int64_t n, int sign) {
     rf_lowering *L = f->L;
     if (n == 1) return x;
     if (k == 1) return direct(f, x, n, sign);
@@ -248,13 +246,7 @@ static blk cooley_tukey(rf_fft_ctx *f, blk x, const int64_t *factors, int k, int
     v = rf_b_unflatten(L, v, -2, 2, (int64_t[]){2, n1}); /* [..., 2, k1, j2] */
     blk y = twiddle(f, v, n1, n2, 0, sign);
     if (!y.v) return y;
-    if (outer) return in_order_stages(f, rf_b_transpose(L, y.v, -2, -1), factors + 1, k - 1, n2, sign);
-    y = bk(rf_b_transpose(L, y.v, -3, -2), 0); /* [..., k1, 2, j2] */
-    y = cooley_tukey(f, y, factors + 1, k - 1, n2, sign, 0);
-    if (!y.v) return y;
-    v = rf_b_transpose(L, y.v, -3, -2); /* [..., 2, k1, k2] */
-    v = rf_b_transpose(L, v, -2, -1);   /* [..., 2, k2, k1] */
-    return bk(rf_b_flatten(L, v, -2, -1), 0);
+    return in_order_stages(f, rf_b_transpose(L, y.v, -2, -1), factors + 1, k - 1, n2, sign);
 }
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k-j]), w[j] = exp(sign*i*pi*j^2/n),
@@ -272,9 +264,9 @@ static blk bluestein(rf_fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
         snprintf(kern, sizeof kern, "bluestein%lld_%lld%s", (long long)n, (long long)m, sign < 0 ? "" : "_inv");
         blk a = cmul(f, x, -2, chirp, 1, &n, wr, wi);
         a = bk(rf_b_pad_dim(L, a.v, -1, 0, m - n, 0.0), 0);
-        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1, 1);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, -1);
         a = cmul(f, a, -2, kern, 1, &m, br, bi);
-        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1, 1);
+        a = cooley_tukey(f, a, plan->factors, plan->nfactors, m, 1);
         a = bk(rf_b_resize(L, a.v, -1, n), 0);
         out = cmul(f, a, -2, chirp, 1, &n, wr, wi);
     } else {
@@ -305,7 +297,7 @@ static blk dft_last(rf_fft_ctx *f, blk x, int64_t n, int sign) {
         return bk(NULL, 0);
     }
     if (plan.m) return bluestein(f, x, &plan, sign);
-    return cooley_tukey(f, x, plan.factors, plan.nfactors, n, sign, 1);
+    return cooley_tukey(f, x, plan.factors, plan.nfactors, n, sign);
 }
 
 /* x * (a + b sin(2 pi k/n) + i c cos(2 pi k/n)), k < len: the constants of the
