@@ -9,8 +9,9 @@
  * imaginary rows stacked on the axis before the transformed one. A DFT stage is
  * then a single matmul against a block matrix [[C, S], [-S, C]] (C, S: the cos
  * and sin tables), a twiddle multiply is one fused elementwise expression, and
- * reordering is a transpose: few, large kernels. A real input skips the
- * imaginary half ([C | S], [C; S]). A direct-size transform over an axis
+ * reordering is a transpose: few, large kernels. Cooley–Tukey stages all run
+ * from the left and write the spectrum in order (in_order_stages). A real
+ * input skips the imaginary half ([C | S], [C; S]). A direct-size transform over an axis
  * that is not the last runs from the left where it is (left.c); the others
  * run along the last axis, swapped to the end and back. Sizes along
  * transformed axes must be static; every other axis may be symbolic (only
