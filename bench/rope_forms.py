@@ -8,6 +8,7 @@ script times, for q and k of Llama 3 8B shapes (batch 4, seq 4096, 32/8 heads, h
   dup_inline dup with T1 and T2 stacked in the graph from contiguous cos and sin
   dup_packed dup with T1 the caller's view_as_real(freqs_cis) (no copy) and T2 its flipped pairs times (-1, 1)
   halves     the pair's parts as two strided views, results written through one stack (pairs with views)
+  bitcast    pairs with each bfloat16 pair loaded and stored as one 32-bit word (bit shifts, rounding on the bits)
 each under Inductor's defaults, with coordinate-descent tuning, and with combo kernels (q and k in one kernel),
 plus realify+inductor on the complex code and a copy of the same bytes. It also profiles the decode step (RoPE and
 the KV-cache write) with the planar table and the packed one, to show where their times differ.
@@ -69,6 +70,27 @@ def halves(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
     return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2).type_as(x)
 
 
+def bitcast(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """pairs for bfloat16 with each pair read and written as one 32-bit word: x0 and x1 are the word's halves moved
+    into float32's top bits (exact), and the results go back with round-to-nearest-even done on the bits (NaN kept
+    a quiet NaN), as the float32 -> bfloat16 cast does. Other dtypes take pairs."""
+    if x.dtype != torch.bfloat16:
+        return pairs(x, cos, sin)
+    w = x.view(torch.int32)
+    high = torch.tensor(-65536, dtype=torch.int32, device=x.device)  # 0xffff0000
+    x0 = (w << 16).view(torch.float32)
+    x1 = (w & high).view(torch.float32)
+    re, im = x0 * cos - x1 * sin, x0 * sin + x1 * cos
+
+    def rounded(v: torch.Tensor) -> torch.Tensor:  # bfloat16 bits in the top half
+        b = v.view(torch.int32)
+        r = (b + 0x7FFF + ((b >> 16) & 1)) & high
+        return torch.where(torch.isnan(v), torch.tensor(0x7FC00000, dtype=torch.int32, device=x.device), r)
+
+    word = ((rounded(re) >> 16) & 0xFFFF) | rounded(im)
+    return word.view(torch.bfloat16)
+
+
 def tables(f: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     cos, sin = f.real.contiguous(), f.imag.contiguous()
     c2 = torch.stack([cos, cos], -1).flatten(-2)[None, :, None, :].contiguous()
@@ -78,11 +100,12 @@ def tables(f: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     return {"pairs": (cos[None, :, None, :], sin[None, :, None, :]), "swap": (c2, s2), "dup": (t1, t2),
             "dup_inline": (cos[None, :, None, :], sin[None, :, None, :]),
             "dup_packed": (torch.view_as_real(f)[None, :, None], torch.tensor([-1.0, 1.0], device=f.device)),
-            "halves": (cos[None, :, None, :], sin[None, :, None, :])}
+            "halves": (cos[None, :, None, :], sin[None, :, None, :]),
+            "bitcast": (cos[None, :, None, :], sin[None, :, None, :])}
 
 
 FORMS: dict[str, Callable[..., torch.Tensor]] = {"pairs": pairs, "swap": swap, "dup": dup, "dup_inline": dup_inline,
-                                              "dup_packed": dup_packed, "halves": halves}
+                                              "dup_packed": dup_packed, "halves": halves, "bitcast": bitcast}
 SETTINGS: dict[str, dict[str, Any]] = {
     "default": {},
     "coordesc": {"coordinate_descent_tuning": True},

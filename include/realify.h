@@ -55,6 +55,8 @@ typedef struct rf_lower_options {
     unsigned planar;      /* RF_PLANAR_* flags: which boundaries may be planar (default 0: none) */
     int rotary_op;        /* RoPE (complex multiply of interleaved pairs by a per-position table) as one
                              realify.rotary_embedding op, for targets with a fused rotary kernel (default 0) */
+    int pair_words;       /* bfloat16 RoPE (Llama's float32 complex product between casts) reads and writes each
+                             pair as one int32 word: contiguous loads and stores, for Inductor (default 0) */
     unsigned target;      /* RF_TARGET_* bit of the receiver (0: portable): where targets differ, the core picks
                              the emission it takes whole (RF_TARGET_EXECUTORCH: part reads as slice + view) */
 } rf_lower_options;

@@ -67,7 +67,8 @@ static char *read_all(FILE *f) {
 static int usage(void) {
     fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules] [--truncate-double] [--no-cleanup]\n"
           "                   [--fft matmul|native|onnx-dft] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
-          "                   [--rotary-op] [--target NAME] [FILE]\n"
+          "                   [--rotary-op] [--pair-words] [--target NAME]\n"
+          "                   [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
@@ -75,6 +76,7 @@ static int usage(void) {
           "  --list-rules  print the ops that have a lowering rule\n"
           "  --planar-consts, --planar-inputs  let buffers/constants, inputs cross as planar [2, ...]\n"
           "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
+          "  --pair-words  bfloat16 RoPE reads and writes each pair as one int32 word (Inductor)\n"
           "  --target T    the receiver (tensorrt, onnx, executorch, ...): picks its emission where targets differ\n"
           "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n"
           "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators;\n"
@@ -111,6 +113,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--planar-consts") == 0) opt.planar |= RF_PLANAR_CONSTS;
         else if (strcmp(argv[i], "--planar-inputs") == 0) opt.planar |= RF_PLANAR_INPUTS;
         else if (strcmp(argv[i], "--rotary-op") == 0) opt.rotary_op = 1;
+        else if (strcmp(argv[i], "--pair-words") == 0) opt.pair_words = 1;
         else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
             opt.target = rf_target_bit(argv[++i]);
             if (!opt.target) return usage();

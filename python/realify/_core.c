@@ -138,12 +138,12 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     static char *kwlist[] = {"text", "truncate_double", "cleanup", "graph", "fft", "planar", "rotary_op",
-                             "target", NULL};
+                             "target", "pair_words", NULL};
     const char *text;
-    int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0;
+    int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0, pair_words = 0;
     unsigned int planar = 0, target = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiIpI", kwlist, &text, &truncate_double, &cleanup,
-                                     &want_graph, &fft, &planar, &rotary_op, &target))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiIpIp", kwlist, &text, &truncate_double, &cleanup,
+                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words))
         return NULL;
     if (fft < RF_FFT_MATMUL || fft > RF_FFT_ONNX_DFT) {
         PyErr_Format(PyExc_ValueError, "fft strategy %d is not one of the core's (0 to %d)", fft, RF_FFT_ONNX_DFT);
@@ -158,6 +158,7 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.fft = (rf_fft_strategy)fft;
     opt.planar = planar;
     opt.rotary_op = rotary_op;
+    opt.pair_words = pair_words;
     opt.target = target;
     rf_graph *out = NULL;
     rf_error err = {0};
@@ -296,8 +297,8 @@ static PyObject *py_target_bit(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, fft=0, planar=0, rotary_op=False, "
-     "target=0) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, 2 onnx-dft; planar: RF_PLANAR_* "
-     "flags; target: an RF_TARGET_* bit)"},
+     "target=0, pair_words=False) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, 2 onnx-dft; "
+     "planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit)"},
     {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
     {"complex_nodes", py_complex_nodes, METH_O,
      "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},

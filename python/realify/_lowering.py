@@ -219,10 +219,12 @@ def lower_graph_module(
     planar: int = 0,
     rotary_op: bool = False,
     target: str = "portable",
+    pair_words: bool = False,
 ) -> tuple[fx.GraphModule, LoweringReport]:
     """`fft`: "matmul", "native" or "onnx-dft"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C
     core may lay out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
-    checked against (realify.targets)."""
+    checked against (realify.targets); `pair_words`: bfloat16 RoPE reads and writes its pairs as int32 words (for
+    Inductor: contiguous loads and stores)."""
     validate_target(target)
     strategy = native_fft.resolve(fft, None)
     if strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT itself
@@ -239,6 +241,7 @@ def lower_graph_module(
             planar=planar,
             rotary_op=rotary_op,
             target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it
+            pair_words=pair_words,
         )
     except _core.LowerError as err:
         _raise_lower_error(err, t)

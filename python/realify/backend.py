@@ -137,7 +137,10 @@ def compile_lowered(
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
     target = target or DEFAULT_TARGETS.get(name, "portable")
-    real_gm, report = lower_graph_module(gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target)
+    pair_words = name == "inductor"  # Inductor reads bf16 RoPE pairs fastest as int32 words (docs/benchmarks.md)
+    real_gm, report = lower_graph_module(
+        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words
+    )
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     compiled = inner_fn(real_gm, real_arguments(report.signature, example_inputs))

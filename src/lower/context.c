@@ -67,7 +67,10 @@ void rf_fuse_node(rf_lowering *L, const rf_node *later) {
 }
 
 void rf_set_unread(rf_lowering *L, const rf_value *orig) {
-    if (!rf_dtype_is_complex(orig->dtype)) return;
+    if (!rf_dtype_is_complex(orig->dtype)) {
+        L->real_unread[orig->id] = 1;
+        return;
+    }
     cx_state *st = &L->cx_map[orig->id];
     memset(st, 0, sizeof *st);
     st->unread = 1;

@@ -91,13 +91,15 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->fft = RF_FFT_MATMUL;
     opt->planar = 0;
     opt->rotary_op = 0;
+    opt->pair_words = 0;
     opt->target = 0;
 }
 
 /* The rule published a value of the result's kind (complex or real). */
 static int result_set(const rf_lowering *L, const rf_value *o) {
     const cx_state *st = &L->cx_map[o->id];
-    return rf_dtype_is_complex(o->dtype) ? st->re || st->packed || st->unread : L->real_map[o->id] != NULL;
+    return rf_dtype_is_complex(o->dtype) ? st->re || st->packed || st->unread
+                                         : L->real_map[o->id] != NULL || L->real_unread[o->id];
 }
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
@@ -115,10 +117,12 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     L.real_map = calloc(nv, sizeof(*L.real_map));
     L.cx_map = calloc(nv, sizeof(*L.cx_map));
     L.fused = calloc(in->nnodes ? in->nnodes : 1, 1);
-    if (!L.real_map || !L.cx_map || !L.fused) {
+    L.real_unread = calloc(nv, 1);
+    if (!L.real_map || !L.cx_map || !L.fused || !L.real_unread) {
         free(L.real_map);
         free(L.cx_map);
         free(L.fused);
+        free(L.real_unread);
         rf_graph_free(L.out);
         return RF_ERR_NOMEM;
     }
@@ -182,6 +186,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     free(L.real_map);
     free(L.cx_map);
     free(L.fused);
+    free(L.real_unread);
     if (L.failed) {
         rf_graph_free(L.out);
         return L.status;

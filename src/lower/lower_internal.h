@@ -25,6 +25,7 @@ struct rf_lowering {
     const char *name_hint; /* overrides cur's name for new values when set */
     rf_value *poison;      /* what failed operand reads return (see rf_status_of) */
     unsigned char *fused;  /* input node index -> lowered by an earlier node's rule (rf_fuse_node) */
+    unsigned char *real_unread; /* input value id -> a real value read by fused nodes only (rf_set_unread) */
 };
 
 

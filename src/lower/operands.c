@@ -25,6 +25,10 @@ rf_value *rf_in_real(rf_lowering *L, const rf_node *n, const char *name) {
         rf_fail(L, n, RF_ERR_INVALID, "argument '%s' is not a real tensor", name);
         return poison(L);
     }
+    if (!L->real_map[a->value->id] && L->real_unread[a->value->id]) {
+        rf_fail(L, n, RF_ERR_INVALID, "argument '%s' was fused into an earlier node", name);
+        return poison(L);
+    }
     return L->real_map[a->value->id];
 }
 

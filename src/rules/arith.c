@@ -36,7 +36,7 @@ static rf_status rsub(rf_lowering *L, const rf_node *n) {
 }
 
 static rf_status mul(rf_lowering *L, const rf_node *n) {
-    if (rf_lower_rotary(L, n)) return rf_status_of(L);
+    if (rf_lower_rotary(L, n) || rf_lower_rotary_words(L, n)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     rf_set_cx(L, n->outs[0], rf_cx_mul_eager(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;
