@@ -163,7 +163,7 @@ class _Translator:
             if len(node.args) > len(schema):
                 raise GraphCaptureError(f"{target} got more arguments than its schema has")
             out = [(schema[i].name, a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
-            return out + _layout_fact(node, out)
+            return _same_device(node, out) + _layout_fact(node, out)
         return [(f"arg{i}", a) for i, a in enumerate(node.args)] + list(node.kwargs.items())
 
     def with_effects(self, node: fx.Node) -> None:
@@ -211,6 +211,17 @@ class _Translator:
         lhs = ", ".join(outs) if outs else "()"
         self.lines.append(f"  {lhs} = {name}({args})")
         self.ir_nodes.append(node)
+
+
+def _same_device(node: fx.Node, args: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A _to_copy to the device its input is on (type_as writes one) says nothing: the argument is left out, so the
+    C core can tell a cast from a move between devices (it never sees devices)."""
+    if node.target is not torch.ops.aten._to_copy.default or not node.args or not isinstance(node.args[0], fx.Node):
+        return args
+    src = node.args[0].meta.get("val")
+    if not isinstance(src, torch.Tensor):
+        return args
+    return [(k, v) for k, v in args if not (k == "device" and v is not None and torch.device(v) == src.device)]
 
 
 def _layout_fact(node: fx.Node, args: list[tuple[str, Any]]) -> list[tuple[str, Any]]:

@@ -48,9 +48,12 @@ static const rf_value *self_of(const rf_node *n) {
     return a && a->kind == RF_A_VALUE ? a->value : NULL;
 }
 
-/* _to_copy(self, dtype=to) that changes nothing but the dtype. */
+/* _to_copy(self, dtype=to) that changes nothing but the dtype (no device: the front end leaves out a device
+ * argument that names the input's own device). */
 static int is_cast_to(const rf_node *n, rf_dtype to) {
     if (!n || strcmp(n->op, "aten._to_copy.default") != 0 || n->nouts != 1 || n->outs[0]->dtype != to) return 0;
+    const rf_attr *dev = rf_node_arg(n, "device");
+    if (dev && dev->kind != RF_A_NONE) return 0;
     const rf_attr *mf = rf_node_arg(n, "memory_format");
     return !mf || mf->kind == RF_A_NONE ||
            (mf->kind == RF_A_STR && strcmp(mf->s, "@memory_format:preserve_format") == 0);
