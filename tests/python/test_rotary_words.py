@@ -124,3 +124,22 @@ def test_a_product_read_in_float32_too_keeps_the_ordinary_multiply() -> None:
     ref = rope_and_keep(xq, f)
     assert all(same_bits(o, r) for o, r in zip(out, ref, strict=True))
     assert "aten.view.dtype" not in emitted(events)
+
+
+def test_training_takes_words_both_ways_and_matches_eager() -> None:
+    """A training graph goes through compile_fx (a second aot layer on the lowered graph): the forward product
+    and the backward one (by conj(f)) both read words, and outputs and gradients are eager's."""
+    xq, xk, f = inputs(torch.bfloat16)
+    xq = xq.nan_to_num().requires_grad_(True)
+    xk = xk.requires_grad_(True)
+    fn, events = compiled(apply_rotary_emb)
+    out = fn(xq, xk, f)
+    (out[0].float().sum() + out[1].float().square().sum()).backward()
+    grads = (xq.grad.clone(), xk.grad.clone())
+    xq.grad = xk.grad = None
+    ref = apply_rotary_emb(xq, xk, f)
+    (ref[0].float().sum() + ref[1].float().square().sum()).backward()
+    assert all(same_bits(o.detach(), r.detach()) for o, r in zip(out, ref, strict=True))
+    assert all(same_bits(g, r) for g, r in zip(grads, (xq.grad, xk.grad), strict=True))
+    with_words = [e for e in events if any(str(n.target) == "aten.view.dtype" for n in e.graph_after.graph.nodes)]
+    assert len(with_words) == 2  # forward and backward
