@@ -143,3 +143,21 @@ def test_training_takes_words_both_ways_and_matches_eager() -> None:
     assert all(same_bits(g, r) for g, r in zip(grads, (xq.grad, xk.grad), strict=True))
     with_words = [e for e in events if any(str(n.target) == "aten.view.dtype" for n in e.graph_after.graph.nodes)]
     assert len(with_words) == 2  # forward and backward
+
+
+def test_a_dynamic_sequence_length_keeps_words_and_eager_bits() -> None:
+    """The second length recompiles with the sequence dim symbolic (automatic dynamic): still words for q."""
+    fn, events = compiled(apply_rotary_emb)
+    for seq in (64, 96):
+        xq, xk, f = inputs(torch.bfloat16, seq=seq)
+        out = fn(xq, xk, f)
+        ref = apply_rotary_emb(xq, xk, f)
+        assert all(same_bits(o, r) for o, r in zip(out, ref, strict=True))
+    assert len(events) == 2
+    assert all(any(str(n.target) == "aten.view.dtype" for n in e.graph_after.graph.nodes) for e in events)
+    symbolic = [
+        p
+        for p in events[1].graph_after.graph.nodes
+        if p.op == "placeholder" and not isinstance(p.meta.get("val"), torch.Tensor)
+    ]
+    assert symbolic, "the second graph should have a symbolic size"
