@@ -211,7 +211,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--small", action="store_true")
     p.add_argument("--device", default=None)
-    p.add_argument("--dtypes", default="bfloat16,float32")
+    p.add_argument("--dtypes", default=None, help="default: bfloat16,float32 (float32 with --small)")
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--seq", type=int, default=4096)
     p.add_argument("--heads", type=int, default=32)
@@ -225,7 +225,8 @@ def main() -> None:
     a = p.parse_args()
     if a.small:
         a.batch, a.seq, a.heads, a.kv_heads, a.head_dim, a.warmup, a.iters = 1, 16, 4, 2, 8, 1, 3
-        a.device, a.dtypes = a.device or "cpu", "float32"
+        a.device, a.dtypes = a.device or "cpu", a.dtypes or "float32"
+    a.dtypes = a.dtypes or "bfloat16,float32"
     dev = torch.device(a.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     rows: list[dict[str, Any]] = []
     for dt in a.dtypes.split(","):

@@ -18,6 +18,7 @@ EXTRA = {
     "onnx_fft.py": ["--models", "fno2d,fnet"],
     "fft_profile.py": ["--models", "fno2d"],
     "interleaved.py": ["--cases", "decode,log_mel"],
+    "rope_forms.py": ["--dtypes", "bfloat16,float16", "--settings", "default", "--no-decode"],
 }
 SCRIPTS = [
     "rope.py",
@@ -31,6 +32,7 @@ SCRIPTS = [
     "interleaved.py",
     "product_forms.py",
     "fft_forms.py",
+    "rope_forms.py",
 ]
 
 
@@ -89,6 +91,12 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         assert {r["form"] for r in rows} == {"eager", "packed", "planar", "reduce", "realify"}
         assert all(r["rel_err"] < 1e-5 for r in rows)
         assert all(r["kernels"] > 0 for r in rows if r["form"] != "eager")
+    elif script == "rope_forms.py":
+        forms = {r["form"] for r in rows}
+        assert {"pairs", "bitcast", "words_cast", "realify"} <= forms
+        assert {r["dtype"] for r in rows} == {"bfloat16", "float16"}
+        exact = [r for r in rows if r["form"] in ("pairs", "dup", "bitcast", "words_cast", "realify")]
+        assert exact and all(r["max_err"] == 0 for r in exact)  # each keeps eager's order of operations
     elif script == "fft_forms.py":
         assert {r["case"] for r in rows} == {"rfft2", "rfft", "fft"}
         assert {"cufft", "realify"} <= {r["form"] for r in rows}
