@@ -137,7 +137,8 @@ def compile_lowered(
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
     target = target or DEFAULT_TARGETS.get(name, "portable")
-    pair_words = name == "inductor"  # Inductor reads bf16 RoPE pairs fastest as int32 words (docs/benchmarks.md)
+    # Inductor reads bf16 RoPE pairs fastest as int32 words (docs/benchmarks.md); no deploy target's op set has them
+    pair_words = name == "inductor" and target == "inductor"
     real_gm, report = lower_graph_module(
         gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words
     )
