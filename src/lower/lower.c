@@ -96,6 +96,32 @@ void rf_lower_options_init(rf_lower_options *opt) {
 }
 
 /* The rule published a value of the result's kind (complex or real). */
+/* The value a rule published for complex o, as a tensor of o's shape (its real part, or its packed form with the
+ * pair dim), or NULL; *pair is 1 for the packed form. */
+static const rf_value *published(const rf_lowering *L, const rf_value *o, int *pair) {
+    *pair = 0;
+    const cx_state *st = &L->cx_map[o->id];
+    if (st->re) return st->re;
+    *pair = st->packed != NULL;
+    return st->packed;
+}
+
+/* Whether the value published for a complex result o contradicts its declared shape: another rank, or another
+ * static size. A rule builds from its operands, so an op whose declared result does not follow from them (a
+ * fuzzer's _conj of a rank-1 tensor declared rank 2) is caught here, before later rules index dims that are not
+ * there. Real results are not checked: some are stand-ins (a broadcast solve's info has the broadcast batch shape,
+ * where torch's follows A's). */
+static int shape_contradicts(const rf_lowering *L, const rf_value *o) {
+    int pair;
+    if (!rf_dtype_is_complex(o->dtype)) return 0;
+    const rf_value *v = published(L, o, &pair);
+    if (!v || o->rank < 0 || v->rank < 0) return 0;
+    if (v->rank != o->rank + pair) return 1;
+    for (int d = 0; d < o->rank; d++)
+        if (!o->dims[d].sym && !v->dims[d].sym && o->dims[d].size != v->dims[d].size) return 1;
+    return 0;
+}
+
 static int result_set(const rf_lowering *L, const rf_value *o) {
     const cx_state *st = &L->cx_map[o->id];
     return rf_dtype_is_complex(o->dtype) ? st->re || st->packed || st->unread
@@ -163,10 +189,14 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
             if (rf_node_refs_null(L.out->nodes[k]))
                 rf_fail(&L, n, RF_ERR_INVALID, "%s: an argument has no real form (a complex tensor where the op "
                         "takes a number?)", n->op);
-        for (size_t k = 0; k < n->nouts && !L.failed; k++) /* a result typed unlike what the op makes */
+        for (size_t k = 0; k < n->nouts && !L.failed; k++) { /* a result typed unlike what the op makes */
             if (!result_set(&L, n->outs[k]))
                 rf_fail(&L, n, RF_ERR_INVALID, "%s gave no value for result %%%s: is its declared dtype %s right?",
                         n->op, n->outs[k]->name, rf_dtype_name(n->outs[k]->dtype));
+            else if (shape_contradicts(&L, n->outs[k]))
+                rf_fail(&L, n, RF_ERR_INVALID, "%s: the declared shape of result %%%s does not follow from its operands",
+                        n->op, n->outs[k]->name);
+        }
     }
     L.cur = NULL;
     if (!L.failed) lower_outputs(&L);
