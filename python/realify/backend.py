@@ -20,7 +20,7 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from . import _inductor_direct, native_fft
+from . import _hoist, _inductor_direct, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, real_arguments
@@ -123,6 +123,7 @@ def compile_lowered(
     input_views: bool = True,
     mode: str | None = None,
     direct: bool = False,
+    static_inputs: frozenset[int] = frozenset(),
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -132,7 +133,11 @@ def compile_lowered(
     With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
     tensors; the C core picks which, and the adapter splits each once and caches the split.
 
-    `direct`: gm is an inference graph; Inductor may compile it without a second aot_autograd layer."""
+    `direct`: gm is an inference graph; Inductor may compile it without a second aot_autograd layer.
+
+    `static_inputs`: positions of gm's inputs that are parameters or buffers, given for an inference graph: what the
+    lowered graph computes from complex ones alone moves into a prologue that the adapter runs once and caches
+    (realify._hoist); not under a CUDA-graph mode, whose replays copy every input that is not a parameter."""
     name, inner_fn = _resolve_inner(inner, mode, direct)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
@@ -142,13 +147,19 @@ def compile_lowered(
     real_gm, report = lower_graph_module(
         gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words
     )
+    sources = frozenset(int(b.position) for b in report.signature.inputs if b.packed) & static_inputs
+    prologue = _hoist.hoist(real_gm, sources) if sources and mode is None else None
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
-    compiled = inner_fn(real_gm, real_arguments(report.signature, example_inputs))
+    real_args = real_arguments(report.signature, example_inputs)
+    if prologue is not None:
+        real_args += _hoist.run_prologue(prologue, real_args)
+    compiled = inner_fn(real_gm, real_args)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
     views = input_view_outputs(gm) if input_views else ([], None)
-    return ComplexAdapter(compiled, report.signature, views)
+    hoisted = _hoist.HoistedInputs(prologue) if prologue is not None else None
+    return ComplexAdapter(compiled, report.signature, views, hoisted)
 
 
 @contextlib.contextmanager
@@ -186,6 +197,9 @@ def realify_backend(
         compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
       direct: inference graphs go to Inductor's graph compiler without a second aot_autograd layer, which saves
         host time on every call (default True; realify._inductor_direct says when it applies).
+      hoist: in inference graphs, what is computed from complex parameters and buffers alone (the real embedding
+        of complex weights) runs once, in the adapter, and is reused while their data is unchanged (default True;
+        realify._hoist).
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
@@ -197,6 +211,8 @@ def realify_backend(
     target = opts.pop("target", None)
     mode = opts.pop("mode", None)
     direct = bool(opts.pop("direct", True))
+    hoist = bool(opts.pop("hoist", True))
+    static = _hoist.static_positions(example_inputs) if hoist else frozenset()
     _resolve_inner(inner, mode)  # a bad mode fails here, before tracing
     if target is not None:
         validate_target(target)
@@ -219,6 +235,7 @@ def realify_backend(
                 input_views=input_views,
                 mode=mode,
                 direct=direct and inference,
+                static_inputs=static if inference and len(inputs) == len(example_inputs) else frozenset(),
             )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed

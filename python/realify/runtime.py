@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from ._hoist import HoistedInputs
 from ._signature import Boundary, Signature
 from .errors import RealifyError
 
@@ -200,9 +201,11 @@ class ComplexAdapter:
         compiled: Callable[..., Any],
         sig: Signature,
         views: tuple[list[int], Callable[..., Any] | None] = ([], None),
+        hoisted: HoistedInputs | None = None,
     ) -> None:
         """views: the output positions that are views of complex inputs, and a callable computing them from the
-        caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph."""
+        caller's own arguments (realify._aliases); those outputs are taken from it, not from the real graph.
+        hoisted: the compiled graph's trailing inputs computed from complex parameters (realify._hoist)."""
         self.compiled = compiled
         # realify's own boxed functions (one list argument) are called so. Not any `_boxed_call` callable: the one
         # aot_autograd's aot_module_simplified returns (compile_fx's result) copies that mark but takes *args.
@@ -211,6 +214,7 @@ class ComplexAdapter:
         self.in_plan = [b for b in sig.inputs if not b.planar]
         self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
         self.out_plan = [b for b in sig.outputs if int(b.position) not in views[0]]
+        self.hoisted = hoisted
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
@@ -246,6 +250,8 @@ class ComplexAdapter:
         """The call in aot_autograd's boxed convention (the backend hands this to aot_autograd); the caller's
         sequence is only read."""
         real = self.adapt_inputs(args)
+        if self.hoisted is not None:
+            real += self.hoisted.get(args, real)
         outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
         return self.adapt_outputs(outs, args)
 
