@@ -57,30 +57,18 @@ static int dft_block(int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, i
 
 /* The matrix of a stage from set `in` to set `out`: right, x @ W: real x
  * [.., kin] -> [.., 2 kout] (W = [C | sS]), complex [x_re | x_im] (W = [[C, sS],
- * [-sS, C]]); left (STAGE_LEFT), T @ x: T = [C^T; sS^T] (2 kout x kin); left on
- * pairs (STAGE_LEFT_PAIRS), rows and columns (frequency, re/im) interleaved:
- * T[(o, 0), (i, 0)] = T[(o, 1), (i, 1)] = C, T[(o, 0), (i, 1)] = -sS,
- * T[(o, 1), (i, 0)] = sS (2 kout x 2 kin), the complex product in one GEMM. */
-enum { STAGE_RIGHT, STAGE_LEFT, STAGE_LEFT_PAIRS };
-
+ * [-sS, C]]); left, T @ x: T = [C^T; sS^T] (2 kout x kin). */
 static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, int sign,
-                              int real, int form) {
-    static const char *const form_names[] = {"", "left", "pairs"};
+                              int real, int left) {
     int64_t kin = in->k, kout = out->k;
     double *c = NULL, *s = NULL, *w = NULL;
-    int64_t rows = form ? 2 * kout : (real ? kin : 2 * kin);
-    int64_t cols = form == STAGE_LEFT ? kin : 2 * (form ? kin : kout);
+    int64_t rows = left ? 2 * kout : (real ? kin : 2 * kin), cols = left ? kin : 2 * kout;
     rf_value *v = NULL;
     if (dft_block(n, in, out, sign, &c, &s) && (w = calloc((size_t)(rows * cols), sizeof(double)))) {
         for (int64_t i = 0; i < kin; i++)
             for (int64_t o = 0; o < kout; o++) {
                 double cc = c[i * kout + o], ss = s[i * kout + o];
-                if (form == STAGE_LEFT_PAIRS) {
-                    double *re = w + 2 * o * cols + 2 * i, *im = re + cols;
-                    re[0] = cc, re[1] = -ss + 0.0, im[0] = ss, im[1] = cc;
-                    continue;
-                }
-                if (form == STAGE_LEFT) {
+                if (left) {
                     w[o * cols + i] = cc, w[(kout + o) * cols + i] = ss;
                     continue;
                 }
@@ -89,8 +77,7 @@ static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, c
             }
         char hint[80];
         snprintf(hint, sizeof hint, "dft%lld_%s%lld_%s%s", (long long)n, in->idx ? "from" : "keep",
-                 (long long)(in->idx ? kin : kout), form ? form_names[form] : (real ? "real" : "block"),
-                 sign < 0 ? "" : "_inv");
+                 (long long)(in->idx ? kin : kout), left ? "left" : (real ? "real" : "block"), sign < 0 ? "" : "_inv");
         int64_t dims[2] = {rows, cols};
         v = rf_fft_const(f, hint, f->dt, 2, dims, w);
     } else {
@@ -106,20 +93,8 @@ static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, c
 static sblk right_stage(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, int sign) {
     rf_lowering *L = f->L;
     rf_value *v = x.real ? x.v : rf_b_flatten(L, x.v, -2, -1);
-    v = rf_b_matmul(L, v, stage_matrix(f, n, in, out, sign, x.real, STAGE_RIGHT));
+    v = rf_b_matmul(L, v, stage_matrix(f, n, in, out, sign, x.real, 0));
     return (sblk){rf_b_unflatten(L, v, -1, 2, (int64_t[]){2, out->k}), 0};
-}
-
-/* The left stage over axis d of a complex x whose split axis follows d
- * ([.., kin, 2, L]): (d, split) flattened into one axis of (frequency, re/im)
- * rows, one GEMM from the left, and the result is already [.., kout, 2, L]. No
- * pass combines cos and sin rows afterwards, and the product is half the size. */
-static sblk left_pairs_stage(rf_fft_ctx *f, sblk x, int d, int64_t n, const rf_fft_keep *in,
-                             const rf_fft_keep *out, int sign) {
-    rf_lowering *L = f->L;
-    rf_value *v = rf_b_flatten(L, x.v, d, d + 1);
-    v = rf_b_matmul(L, stage_matrix(f, n, in, out, sign, 0, STAGE_LEFT_PAIRS), v);
-    return (sblk){rf_b_unflatten(L, v, d, 2, (int64_t[]){out->k, 2}), 0};
 }
 
 /* The left stage over axis d (static axes after it): T @ x, then for a complex
@@ -129,12 +104,11 @@ static sblk left_stage(rf_fft_ctx *f, sblk x, int d, int64_t n, const rf_fft_kee
                        int sign) {
     rf_lowering *L = f->L;
     int rank = x.v->rank;
-    if (!x.real && d == rank - 3) return left_pairs_stage(f, x, d, n, in, out, sign);
     int64_t tail[RF_MAX_RANK];
     int ntail = rank - d - 1;
     for (int i = 0; i < ntail; i++) tail[i] = x.v->dims[d + 1 + i].size;
     rf_value *v = ntail > 1 ? rf_b_flatten(L, x.v, d + 1, rank - 1) : x.v;
-    v = rf_b_matmul(L, stage_matrix(f, n, in, out, sign, 0, STAGE_LEFT), v);
+    v = rf_b_matmul(L, stage_matrix(f, n, in, out, sign, 0, 1), v);
     if (v && ntail > 1) v = rf_b_unflatten(L, v, -1, (size_t)ntail, tail);
     v = rf_b_unflatten(L, v, d, 2, (int64_t[]){2, out->k}); /* [.., 2 (cos, sin), kout, tail] */
     rf_value *c = rf_b_select(L, v, d, 0), *s = rf_b_select(L, v, d, 1);
@@ -247,12 +221,9 @@ rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64
 
 /* The real inverse of length n along the last axis from the half-spectrum
  * frequencies `in` (x [..., (2,) k]): y[j] = sum_q w_q (Re X_q cos - Im X_q sin)(2 pi K_q j / n),
- * w_q = 1 at 0 and n/2, else 2, as the full c2r computes it. Im X at 0 and n/2
- * is not read: a gather drops it. After a stage of the same transform
- * (`staged`) it meets a zero row instead, which saves the gather's pass: any
- * inf or NaN there came through that stage's GEMM, which gave the real part
- * one too. */
-static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in, int staged) {
+ * w_q = 1 at 0 and n/2, else 2, as the full c2r computes it; Im X at 0 and n/2
+ * is not read (a gather drops it). */
+static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in) {
     rf_lowering *L = f->L;
     int64_t k = in->k, nim = 0;
     int64_t *imq = malloc((size_t)k * sizeof(int64_t));
@@ -262,7 +233,7 @@ static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *i
     int ok = 0;
     if (!imq || !dft_block(n, in, &all, 1, &c, &s)) goto out;
     for (int64_t q = 0; q < k; q++)
-        if (!x.real && (staged || (in->idx[q] != 0 && 2 * in->idx[q] != n))) imq[nim++] = q;
+        if (!x.real && in->idx[q] != 0 && 2 * in->idx[q] != n) imq[nim++] = q;
     int64_t rows = k + nim;
     w = calloc((size_t)(rows * n), sizeof(double));
     gi = calloc((size_t)rows, sizeof(double));
@@ -270,11 +241,9 @@ static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *i
     ok = 1;
     for (int64_t q = 0; q < rows; q++) {
         int64_t src = q < k ? q : imq[q - k];
-        int edge = in->idx[src] == 0 || 2 * in->idx[src] == n;
-        double wt = edge ? 1.0 : 2.0;
+        double wt = (in->idx[src] == 0 || 2 * in->idx[src] == n) ? 1.0 : 2.0;
         gi[q] = (double)(q < k ? q : k + src);
-        for (int64_t j = 0; j < n; j++)
-            w[q * n + j] = q < k ? wt * c[src * n + j] : (edge ? 0.0 : -wt * s[src * n + j] + 0.0);
+        for (int64_t j = 0; j < n; j++) w[q * n + j] = q < k ? wt * c[src * n + j] : -wt * s[src * n + j] + 0.0;
     }
     char name[64];
     snprintf(name, sizeof name, "irdft%lld_from%lld", (long long)n, (long long)k);
@@ -317,8 +286,6 @@ rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const i
     if (!b.v) return NULL;
     int last = b.v->rank - 1;
     if (d != r - 1) b.v = rf_b_transpose(L, b.v, d, last); /* the c2r dim to the last axis */
-    int staged = 0; /* a transform of length > 1 mixed every entry before the last dim's */
-    for (size_t i = 0; i + 1 < nd; i++) staged |= sizes[i] > 1;
-    rf_value *y = c2r_last(f, b, last_dim_size, kl, staged);
+    rf_value *y = c2r_last(f, b, last_dim_size, kl);
     return d != r - 1 ? rf_b_transpose(L, y, d, r - 1) : y;
 }
