@@ -18,12 +18,12 @@ for step in "$@"; do
       par=$(python3 -c "import xdist" 2>/dev/null && echo "-n 12")
       python3 -m pytest -q -p no:cacheprovider $par tests/python --ignore=tests/python/test_bench_scripts.py \
         > "$out/tests.log" 2>&1; tail -40 "$out/tests.log" ;;
-    rope) python3 bench/rope.py --cases prefill,decode --json "$out/rope.json" 2>&1 | grep -v Warning ;;
+    rope) python3 bench/rope.py --cases prefill,decode --dtypes ${ROPE_DTYPES:-bfloat16,float32} --json "$out/rope.json" 2>&1 | grep -v Warning ;;
     ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;
     productforms) python3 bench/product_forms.py --profile --json "$out/product_forms.json" 2>&1 | grep -v Warning ;;
     fftforms) python3 bench/fft_forms.py --profile --json "$out/fft_forms.json" 2>&1 | grep -v Warning ;;
-    ropeforms) python3 bench/rope_forms.py --dtypes bfloat16 --iters 30 --json "$out/rope_forms.json" 2>&1 | grep -v Warning ;;
+    ropeforms) python3 bench/rope_forms.py --dtypes ${ROPE_DTYPES:-bfloat16} --settings ${ROPE_SETTINGS:-default,coordesc,combo} --iters 30 --json "$out/rope_forms.json" 2>&1 | grep -v Warning ;;
     fftprofile) python3 bench/fft_profile.py --models ${PROFILE_MODELS:-fno2d,mri,hyena} 2>&1 | grep -v -e Warning -e USDT ;;
     fftmodels) python3 bench/fft_models.py --json "$out/fft_models.json" 2>&1 | grep -v Warning ;;
     opoverhead) python3 bench/op_overhead.py --json "$out/op_overhead.json" 2>&1 | grep -v -i warn ;;

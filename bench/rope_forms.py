@@ -190,20 +190,36 @@ def decode_profile(dtype: torch.dtype, a: argparse.Namespace, dev: torch.device)
         cv[:, pos : pos + 1] = xv
         return xq
 
+    def step_real(xq: torch.Tensor, xk: torch.Tensor, xv: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                  ck: torch.Tensor, cv: torch.Tensor) -> torch.Tensor:
+        pos = ck.shape[1] - 1
+        c, s = cos[None, pos : pos + 1, None, :], sin[None, pos : pos + 1, None, :]
+        ck[:, pos : pos + 1] = pairs(xk, c, s)
+        cv[:, pos : pos + 1] = xv
+        return pairs(xq, c, s)
+
+    cos, sin = f.real.contiguous(), f.imag.contiguous()
     lines = []
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+    variants: list[tuple[str, Callable[[], Any]]] = []
     for planar in (True, False):
         torch._dynamo.reset()
         fn = torch.compile(step, backend="realify", options={"backend": "inductor", "planar": planar})
+        variants.append((f"realify planar={planar}", lambda fn=fn: fn(xq, xk, xv, f, ck, cv)))
+    hand = torch.compile(step_real)
+    variants.append(("hand-written", lambda: hand(xq, xk, xv, cos, sin, ck, cv)))
+    for name, call in variants:
         for _ in range(5):
-            fn(xq, xk, xv, f, ck, cv)
-        ms = time_ms(lambda fn=fn: fn(xq, xk, xv, f, ck, cv), dev, warmup=a.warmup, iters=a.iters)
+            call()
+        ms = time_ms(call, dev, warmup=a.warmup, iters=a.iters)
         with profile(activities=acts) as prof:
             for _ in range(10):
-                fn(xq, xk, xv, f, ck, cv)
+                call()
         sort = "cuda_time_total" if dev.type == "cuda" else "cpu_time_total"
-        lines.append(f"--- decode {str(dtype)[6:]} planar={planar}: {ms:.4f} ms a step")
-        lines.append(prof.key_averages().table(sort_by=sort, row_limit=14))
+        events = prof.key_averages()
+        launches = sum(e.count for e in events if "LaunchKernel" in e.key or e.key == "cuLaunchKernelEx") / 10
+        lines.append(f"--- decode {str(dtype)[6:]} {name}: {ms:.4f} ms a step, {launches:g} kernel launches a step")
+        lines.append(events.table(sort_by=sort, row_limit=16))
     return lines
 
 
