@@ -88,17 +88,20 @@ class PlanarCache:
 
     @staticmethod
     def _key(x: torch.Tensor, real_dtype: torch.dtype) -> tuple[Any, ...]:
-        return (x._version, x.data_ptr(), x.storage_offset(), x.shape, x.stride(), x.is_conj(), real_dtype)
+        # data_ptr covers the storage offset; a conj view is another object; in-place metadata changes (t_, resize_,
+        # as_strided_, set_) bump the version; `.data =` does not, but changes the pointer, shape or strides.
+        return (x._version, x.data_ptr(), x.shape, x.stride(), real_dtype)
 
     def get(self, x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-        grad = x.requires_grad and torch.is_grad_enabled()
         ref = self.ref
-        # Checked on every call, so the cheap identity test comes first (the cached tensor was no inference tensor).
-        if ref is not None and ref() is x and not grad and self.key == self._key(x, real_dtype):
-            return self.value  # type: ignore[return-value]
+        # Checked on every call (a decode step's host time), so the cheap tests come first: identity (the cached
+        # tensor was no inference tensor), then a gradient wanted (never cached), then the key.
+        if ref is not None and ref() is x and not (x.requires_grad and torch.is_grad_enabled()):
+            if self.key == self._key(x, real_dtype):
+                return self.value  # type: ignore[return-value]
         self.splits += 1
         value = planar_real(x, real_dtype)
-        if not grad and not x.is_inference():
+        if not (x.requires_grad and torch.is_grad_enabled()) and not x.is_inference():
             self.ref, self.key, self.value = weakref.ref(x), self._key(x, real_dtype), value
         return value
 

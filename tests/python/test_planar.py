@@ -106,6 +106,11 @@ def test_input_table_is_planar_and_split_once() -> None:
     other = freqs.clone()  # equal data, another tensor: split again
     torch.testing.assert_close(fn(xq, other), rope(xq, other), rtol=1e-6, atol=1e-6)
     assert cache.splits == 3
+    # `.data =` moves no version counter: the same pointer read with other strides (every row the first) must
+    # still split again
+    freqs.data = freqs.data.as_strided(freqs.shape, (0, 1))
+    torch.testing.assert_close(fn(xq, freqs), rope(xq, freqs), rtol=1e-6, atol=1e-6)
+    assert cache.splits == 4
 
 
 def test_non_table_input_stays_a_view() -> None:
