@@ -14,7 +14,7 @@ graph, since caching it would hold a second copy of every weight.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,10 +52,12 @@ def _computes(node: fx.Node) -> bool:
 @dataclass
 class Prologue:
     """What moved out of a graph: `graph` maps the graph's inputs at `positions` (in their lowered form) to the
-    tensors the graph now takes as trailing inputs, in order."""
+    tensors the graph now takes as trailing inputs, in order. The inputs at `dropped` (some of `positions`) are no
+    longer the graph's: nothing else read them."""
 
     graph: fx.GraphModule
     positions: list[int]
+    dropped: list[int]
 
 
 def hoist(gm: fx.GraphModule, sources: frozenset[int]) -> Prologue | None:
@@ -120,8 +122,17 @@ def hoist(gm: fx.GraphModule, sources: frozenset[int]) -> Prologue | None:
         last.meta["val"] = node.meta["val"].contiguous() if "val" in node.meta else None
         node.replace_all_uses_with(last, delete_user_cb=lambda user: user not in hoisted)
     gm.graph.eliminate_dead_code()
+    dropped = [i for i in positions if not placeholders[i].users]
+    for i in dropped:  # the adapter then neither converts nor passes them
+        gm.graph.erase_node(placeholders[i])
     gm.recompile()
-    return Prologue(prologue, positions)
+    # The lowering's argument check speaks of the signature's positions; the adapter alone calls this graph now.
+    from .runtime import PackedArgCheck
+
+    for key, hook in list(gm._forward_pre_hooks.items()):
+        if isinstance(hook, PackedArgCheck):
+            del gm._forward_pre_hooks[key]
+    return Prologue(prologue, positions, dropped)
 
 
 class _FakeConstants(fx.Interpreter):
@@ -136,9 +147,9 @@ class _FakeConstants(fx.Interpreter):
         return self.fake_mode.from_tensor(value, static_shapes=True) if isinstance(value, torch.Tensor) else value
 
 
-def run_prologue(prologue: Prologue, real_args: Sequence[Any]) -> list[torch.Tensor]:
-    """The prologue's results for the lowered graph's arguments (real tensors, or the fake ones of a compile), each
-    contiguous: the strides the graph was compiled for."""
+def run_prologue(prologue: Prologue, real_args: Sequence[Any] | Mapping[int, Any]) -> list[torch.Tensor]:
+    """The prologue's results for the lowered graph's arguments (real tensors, or the fake ones of a compile; only
+    those at its positions are read), each contiguous: the strides the graph was compiled for."""
     from torch._guards import detect_fake_mode
 
     inputs = [real_args[i] for i in prologue.positions]
@@ -155,25 +166,27 @@ def run_prologue(prologue: Prologue, real_args: Sequence[Any]) -> list[torch.Ten
 class HoistedInputs:
     """The prologue's results, reused while the caller passes the same parameter objects with the same data (version
     counter and data pointer, as PlanarCache keys them). Inference tensors have no version counter: computed every
-    call."""
+    call. `lowered(i, x)` gives the lowered form of the caller's argument x at position i, which the prologue reads
+    (computed only when the prologue runs)."""
 
-    def __init__(self, prologue: Prologue) -> None:
+    def __init__(self, prologue: Prologue, lowered: Callable[[int, torch.Tensor], torch.Tensor]) -> None:
         self.prologue = prologue
+        self.lowered = lowered
         self.refs: list[weakref.ref[torch.Tensor]] = []
         self.key: tuple[Any, ...] = ()
         self.values: list[torch.Tensor] = []
         self.runs = 0  # how many times the prologue ran (tests read it)
 
-    def get(self, args: Sequence[Any], real_args: Sequence[Any]) -> list[torch.Tensor]:
+    def get(self, args: Sequence[Any]) -> list[torch.Tensor]:
         sources = [args[i] for i in self.prologue.positions]
         if self.refs and all(r() is x for r, x in zip(self.refs, sources, strict=True)):
-            if self.key == tuple((x._version, x.data_ptr()) for x in sources):
+            if self.key == tuple((x._version, x.data_ptr(), x.shape, x.stride()) for x in sources):
                 return self.values
         self.runs += 1
-        values = run_prologue(self.prologue, real_args)
+        values = run_prologue(self.prologue, {i: self.lowered(i, args[i]) for i in self.prologue.positions})
         if not any(x.is_inference() for x in sources):
             self.refs = [weakref.ref(x) for x in sources]
-            self.key = tuple((x._version, x.data_ptr()) for x in sources)
+            self.key = tuple((x._version, x.data_ptr(), x.shape, x.stride()) for x in sources)
             self.values = values
         return values
 

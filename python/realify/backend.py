@@ -23,7 +23,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 from . import _hoist, _inductor_direct, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
-from .runtime import ComplexAdapter, real_arguments
+from .runtime import ComplexAdapter, real_arguments, to_lowered
 from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
@@ -152,13 +152,16 @@ def compile_lowered(
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_args = real_arguments(report.signature, example_inputs)
+    hoisted = None
     if prologue is not None:
-        real_args += _hoist.run_prologue(prologue, real_args)
+        extra = _hoist.run_prologue(prologue, real_args)
+        real_args = [a for i, a in enumerate(real_args) if i not in prologue.dropped] + extra
+        bounds = {int(b.position): b for b in report.signature.inputs}
+        hoisted = _hoist.HoistedInputs(prologue, lambda i, x: to_lowered(x, bounds[i]))
     compiled = inner_fn(real_gm, real_args)
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
     views = input_view_outputs(gm) if input_views else ([], None)
-    hoisted = _hoist.HoistedInputs(prologue) if prologue is not None else None
     return ComplexAdapter(compiled, report.signature, views, hoisted)
 
 

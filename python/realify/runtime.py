@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ._hoist import HoistedInputs
 from ._signature import Boundary, Signature
 from .errors import RealifyError
+
+if TYPE_CHECKING:
+    from ._hoist import HoistedInputs
 
 
 def unpack(x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
@@ -214,10 +216,17 @@ class ComplexAdapter:
         # aot_autograd's aot_module_simplified returns (compile_fx's result) copies that mark but takes *args.
         self.compiled_boxed = bool(getattr(compiled, "realify_boxed", False))
         self.view_positions, self.view_fn = views
-        self.in_plan = [b for b in sig.inputs if not b.planar]
-        self.planar = {int(b.position): (b.real_dtype, PlanarCache()) for b in sig.inputs if b.planar}
+        # inputs only a hoisted prologue reads are converted by it, when it runs, and not passed to the graph
+        dropped = set(hoisted.prologue.dropped) if hoisted is not None else set()
+        self.in_plan = [b for b in sig.inputs if not b.planar and int(b.position) not in dropped]
+        self.planar = {
+            int(b.position): (b.real_dtype, PlanarCache())
+            for b in sig.inputs
+            if b.planar and int(b.position) not in dropped
+        }
         self.out_plan = [b for b in sig.outputs if int(b.position) not in views[0]]
         self.hoisted = hoisted
+        self.dropped = sorted(dropped)
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
@@ -254,7 +263,10 @@ class ComplexAdapter:
         sequence is only read."""
         real = self.adapt_inputs(args)
         if self.hoisted is not None:
-            real += self.hoisted.get(args, real)
+            extra = self.hoisted.get(args)
+            for i in reversed(self.dropped):
+                del real[i]
+            real += extra
         outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
         return self.adapt_outputs(outs, args)
 
