@@ -126,12 +126,6 @@ def hoist(gm: fx.GraphModule, sources: frozenset[int]) -> Prologue | None:
     for i in dropped:  # the adapter then neither converts nor passes them
         gm.graph.erase_node(placeholders[i])
     gm.recompile()
-    # The lowering's argument check speaks of the signature's positions; the adapter alone calls this graph now.
-    from .runtime import PackedArgCheck
-
-    for key, hook in list(gm._forward_pre_hooks.items()):
-        if isinstance(hook, PackedArgCheck):
-            del gm._forward_pre_hooks[key]
     return Prologue(prologue, positions, dropped)
 
 

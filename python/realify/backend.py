@@ -23,7 +23,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 from . import _hoist, _inductor_direct, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
-from .runtime import ComplexAdapter, real_arguments, to_lowered
+from .runtime import ComplexAdapter, PackedArgCheck, real_arguments, to_lowered
 from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
@@ -149,6 +149,10 @@ def compile_lowered(
     )
     sources = frozenset(int(b.position) for b in report.signature.inputs if b.packed) & static_inputs
     prologue = _hoist.hoist(real_gm, sources) if sources and mode is None else None
+    if prologue is not None:  # the lowering's argument check speaks of positions the hoisted graph no longer has
+        for key, hook in list(real_gm._forward_pre_hooks.items()):
+            if isinstance(hook, PackedArgCheck):
+                del real_gm._forward_pre_hooks[key]
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
     real_args = real_arguments(report.signature, example_inputs)

@@ -180,3 +180,18 @@ def test_hoist_leaves_random_and_view_only_work() -> None:
     assert prologue.positions == [0]
     assert any(n.target == torch.ops.aten.rand_like.default for n in gm.graph.nodes)
     assert any(n.target == torch.ops.aten.permute.default for n in gm.graph.nodes)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (the CPU runs of this file test the same)")
+@pytest.mark.parametrize("fft", ["native", "matmul"])
+def test_fno_on_the_gpu(fft: str, prologue_runs: list[int]) -> None:
+    torch._dynamo.reset()
+    model = FNOSpectral2d(channels=8, m1=4, m2=4).cuda().eval()
+    fn = torch.compile(model, backend="realify", options={"fft": fft})
+    x = torch.randn(4, 8, 32, 32, device="cuda")
+    with torch.no_grad():
+        for _ in range(3):
+            torch.testing.assert_close(fn(x), model(x), rtol=1e-5, atol=1e-5)
+        model.w2.mul_(0.5)
+        torch.testing.assert_close(fn(x), model(x), rtol=1e-5, atol=1e-5)
+    assert prologue_runs[0] == 2
