@@ -195,3 +195,30 @@ def test_fno_on_the_gpu(fft: str, prologue_runs: list[int]) -> None:
         model.w2.mul_(0.5)
         torch.testing.assert_close(fn(x), model(x), rtol=1e-5, atol=1e-5)
     assert prologue_runs[0] == 2
+
+
+class RotatesItsState(torch.nn.Module):
+    """A complex buffer the forward itself changes in place: what is computed from it is computed again each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("state", torch.randn(4, dtype=torch.complex64))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.state.mul_(1j)
+        return x * (self.state * 2)
+
+
+def test_buffer_mutated_by_the_graph(prologue_runs: list[int]) -> None:
+    torch._dynamo.reset()
+    model, ref = RotatesItsState(), RotatesItsState()
+    ref.state.copy_(model.state)
+    events: list[CompileEvent] = []
+    fn = torch.compile(model, backend="realify", options={"backend": "eager", "on_lowered": events.append})
+    x = torch.randn(4, dtype=torch.complex64)
+    with torch.no_grad():
+        for _ in range(3):
+            torch.testing.assert_close(fn(x), ref(x))
+            torch.testing.assert_close(model.state, ref.state)
+    assert hoisted_inputs(events[0].graph_after)
+    assert prologue_runs[0] == 3  # the graph's own write moves the version counter
