@@ -152,8 +152,9 @@ cm rf_lx_emb_solve_info(rf_lowering *L, cm a, cm b, int64_t n, rf_value **info) 
     if (rf_status_of(L) != RF_OK) return r;
     /* solve_ex: a singular A gives what torch's solve_ex gives (no error here; linalg.solve's own
      * check on the complex LU's info raises) */
-    rf_value like = rf_lx_bcast_like(L, e, rhs, 2, rhs->dims + rhs->rank - 2), info_like = like;
-    info_like.rank -= 2;
+    rf_value like = rf_lx_bcast_like(L, e, rhs, 2, rhs->dims + rhs->rank - 2), info_like = {0};
+    info_like.rank = e->rank - 2; /* info follows A's batch, not the broadcast one (as LU and pivots do) */
+    info_like.dims = e->dims;
     const rf_value *likes[2] = {&like, &info_like};
     rf_arg args[4] = {{"A", rf_attr_ref(e)}, {"B", rf_attr_ref(rhs)}, {"left", rf_attr_bool(1)},
                       {"check_errors", rf_attr_bool(0)}};

@@ -151,6 +151,25 @@ def test_singular_det_slogdet_and_lu_info_match_torch() -> None:
     assert inv_info.item() > 0 and torch.linalg.inv_ex(a).info.item() > 0
 
 
+def test_solve_ex_info_follows_the_batch_of_a() -> None:
+    """A (2, 1) batch against B (5,): the result is (2, 5, ...) but info is A's (2, 1), as in torch; the singular
+    entry is reported where torch reports it."""
+
+    def fn(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        r = torch.linalg.solve_ex(a, b)
+        return r.result, r.info
+
+    a = torch.stack([well_conditioned(1, 4, 4, dtype=torch.complex64), singular()[None]])
+    b = rhs(5, 4, 3, dtype=torch.complex64)
+    lowered = realify.lower(make_fx(fn)(a, b))
+    x, info = lowered(torch.view_as_real(a), torch.view_as_real(b))
+    ref_x, ref_info = fn(a, b)
+    assert info.shape == ref_info.shape == (2, 1)
+    assert info[0].item() == ref_info[0].item() == 0
+    assert info[1].item() > 0 and ref_info[1].item() > 0
+    torch.testing.assert_close(torch.view_as_complex(x[0]), ref_x[0], rtol=1e-4, atol=1e-4)
+
+
 def test_not_positive_definite_cholesky_raises() -> None:
     a = hermitian_pd(3, 3, dtype=torch.complex64)
     g = lowered_on(torch.linalg.cholesky, a)
