@@ -159,9 +159,9 @@ def run_prologue(prologue: Prologue, real_args: Sequence[Any] | Mapping[int, Any
 
 class HoistedInputs:
     """The prologue's results, reused while the caller passes the same parameter objects with the same data (version
-    counter and data pointer, as PlanarCache keys them). Inference tensors have no version counter: computed every
-    call. `lowered(i, x)` gives the lowered form of the caller's argument x at position i, which the prologue reads
-    (computed only when the prologue runs)."""
+    counter, data pointer, shape and strides, as PlanarCache keys them). Inference tensors have no version counter:
+    computed every call. `lowered(i, x)` gives the lowered form of the caller's argument x at position i, which the
+    prologue reads (computed only when the prologue runs)."""
 
     def __init__(self, prologue: Prologue, lowered: Callable[[int, torch.Tensor], torch.Tensor]) -> None:
         self.prologue = prologue
