@@ -21,6 +21,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from .runtime import data_key
+
 # Ops that only re-describe their input: a prologue made of these alone saves no kernel.
 _SHAPE_ONLY = {"reshape", "flatten", "unflatten", "_unsafe_view", "view_as_real", "view_as_complex"}
 
@@ -159,7 +161,7 @@ def run_prologue(prologue: Prologue, real_args: Sequence[Any] | Mapping[int, Any
 
 class HoistedInputs:
     """The prologue's results, reused while the caller passes the same parameter objects with the same data (version
-    counter, data pointer, shape and strides, as PlanarCache keys them). Inference tensors have no version counter:
+    counter, data pointer, shape and strides: runtime.data_key). Inference tensors have no version counter:
     computed every call. `lowered(i, x)` gives the lowered form of the caller's argument x at position i, which the
     prologue reads (computed only when the prologue runs)."""
 
@@ -174,13 +176,13 @@ class HoistedInputs:
     def get(self, args: Sequence[Any]) -> list[torch.Tensor]:
         sources = [args[i] for i in self.prologue.positions]
         if self.refs and all(r() is x for r, x in zip(self.refs, sources, strict=True)):
-            if self.key == tuple((x._version, x.data_ptr(), x.shape, x.stride()) for x in sources):
+            if self.key == tuple(map(data_key, sources)):
                 return self.values
         self.runs += 1
         values = run_prologue(self.prologue, {i: self.lowered(i, args[i]) for i in self.prologue.positions})
         if not any(x.is_inference() for x in sources):
             self.refs = [weakref.ref(x) for x in sources]
-            self.key = tuple((x._version, x.data_ptr(), x.shape, x.stride()) for x in sources)
+            self.key = tuple(map(data_key, sources))
             self.values = values
         return values
 

@@ -76,35 +76,41 @@ def real_arguments(sig: Signature, args: Sequence[Any]) -> list[Any]:
     return real
 
 
+def data_key(x: torch.Tensor) -> tuple[Any, ...]:
+    """What a cached conversion of x depends on besides x's identity: its version counter, data pointer, shape and
+    strides. data_ptr covers the storage offset; a conj view is another object; in-place metadata changes (t_,
+    resize_, as_strided_, set_) bump the version; `.data =` does not, but changes the pointer, shape or strides."""
+    return (x._version, x.data_ptr(), x.shape, x.stride())
+
+
 class PlanarCache:
     """The planar [2, ...] split of one complex input, reused while the caller passes the same tensor with
-    the same data: the same object (held weakly), version counter, storage, shape and strides. A table such
-    as freqs_cis is passed unchanged on every call, so it is split once; a new or modified tensor is split
-    again. Inference tensors (no version counter) and tensors that need a gradient are split every call."""
+    the same data: the same object (held weakly) and data_key. A table such as freqs_cis is passed unchanged on
+    every call, so it is split once; a new or modified tensor is split again. Inference tensors (no version
+    counter) and tensors that need a gradient are split every call."""
 
-    def __init__(self) -> None:
+    def __init__(self, real_dtype: torch.dtype) -> None:
+        self.real_dtype = real_dtype
         self.ref: weakref.ref[torch.Tensor] | None = None
         self.key: tuple[Any, ...] = ()
         self.value: torch.Tensor | None = None
         self.splits = 0  # how many times a split was computed (tests read it)
 
-    @staticmethod
-    def _key(x: torch.Tensor, real_dtype: torch.dtype) -> tuple[Any, ...]:
-        # data_ptr covers the storage offset; a conj view is another object; in-place metadata changes (t_, resize_,
-        # as_strided_, set_) bump the version; `.data =` does not, but changes the pointer, shape or strides.
-        return (x._version, x.data_ptr(), x.shape, x.stride(), real_dtype)
-
-    def get(self, x: torch.Tensor, real_dtype: torch.dtype) -> torch.Tensor:
-        ref = self.ref
+    def get(self, x: torch.Tensor) -> torch.Tensor:
         # Checked on every call (a decode step's host time), so the cheap tests come first: identity (the cached
         # tensor was no inference tensor), then a gradient wanted (never cached), then the key.
-        if ref is not None and ref() is x and not (x.requires_grad and torch.is_grad_enabled()):
-            if self.key == self._key(x, real_dtype):
-                return self.value  # type: ignore[return-value]
+        ref = self.ref
+        if (
+            ref is not None
+            and ref() is x
+            and (not x.requires_grad or not torch.is_grad_enabled())
+            and self.key == (x._version, x.data_ptr(), x.shape, x.stride())  # data_key, inlined: one call less
+        ):
+            return self.value  # type: ignore[return-value]
         self.splits += 1
-        value = planar_real(x, real_dtype)
+        value = planar_real(x, self.real_dtype)
         if not (x.requires_grad and torch.is_grad_enabled()) and not x.is_inference():
-            self.ref, self.key, self.value = weakref.ref(x), self._key(x, real_dtype), value
+            self.ref, self.key, self.value = weakref.ref(x), data_key(x), value
         return value
 
 
@@ -220,16 +226,25 @@ class ComplexAdapter:
         dropped = set(hoisted.prologue.dropped) if hoisted is not None else set()
         self.in_plan = [b for b in sig.inputs if not b.planar and int(b.position) not in dropped]
         self.planar = {
-            int(b.position): (b.real_dtype, PlanarCache())
+            int(b.position): PlanarCache(b.real_dtype)
             for b in sig.inputs
             if b.planar and int(b.position) not in dropped
         }
+        self.planar_items = tuple(self.planar.items())  # read on every call: a tuple iterates fastest
         self.out_plan = [b for b in sig.outputs if int(b.position) not in views[0]]
+        self.adapts_outputs = bool(self.out_plan) or self.view_fn is not None
         self.hoisted = hoisted
         self.dropped = sorted(dropped)
 
     def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
         real = list(args)
+        if self.in_plan:
+            self._convert_inputs(real)
+        for i, cache in self.planar_items:
+            real[i] = cache.get(real[i])
+        return real
+
+    def _convert_inputs(self, real: list[Any]) -> None:
         for b in self.in_plan:
             i = int(b.position)
             if i >= len(real) or not isinstance(real[i], torch.Tensor) or real[i].is_complex() != b.packed:
@@ -237,12 +252,9 @@ class ComplexAdapter:
                 want = f"a complex tensor ({b.real_dtype} pairs inside)" if b.packed else f"a {b.complex_dtype} tensor"
                 raise RealifyError(f"argument {i} must be {want}, got {got}")
             real[i] = to_lowered(real[i], b)
-        for i, (dt, cache) in self.planar.items():
-            real[i] = cache.get(real[i], dt)
-        return real
 
     def adapt_outputs(self, outs: Any, args: Sequence[Any] = ()) -> Any:
-        if not self.out_plan and self.view_fn is None:
+        if not self.adapts_outputs:
             return outs
         single = not isinstance(outs, (list, tuple))
         res = [outs] if single else list(outs)
@@ -260,15 +272,20 @@ class ComplexAdapter:
 
     def boxed(self, args: Sequence[Any]) -> Any:
         """The call in aot_autograd's boxed convention (the backend hands this to aot_autograd); the caller's
-        sequence is only read."""
-        real = self.adapt_inputs(args)
+        sequence is only read. Run on every call, so the common case (no input to convert, cached tables, no result
+        to convert: a decode step) costs as few Python calls as it can."""
+        real = list(args)
+        if self.in_plan:
+            self._convert_inputs(real)
+        for i, cache in self.planar_items:
+            real[i] = cache.get(real[i])
         if self.hoisted is not None:
             extra = self.hoisted.get(args)
             for i in reversed(self.dropped):
                 del real[i]
             real += extra
         outs = self.compiled(real) if self.compiled_boxed else self.compiled(*real)
-        return self.adapt_outputs(outs, args)
+        return self.adapt_outputs(outs, args) if self.adapts_outputs else outs
 
 
 ComplexAdapter.boxed._boxed_call = True  # type: ignore[attr-defined]  # read by aot_autograd

@@ -94,8 +94,8 @@ def test_input_table_is_planar_and_split_once() -> None:
     gm = make_fx(rope)(xq, freqs)
     fn = compile_lowered(gm, [xq, freqs], inner="eager")
     assert isinstance(fn, ComplexAdapter)
-    dt, cache = fn.planar[1]
-    assert dt == torch.float32
+    cache = fn.planar[1]
+    assert cache.real_dtype == torch.float32
     ref = rope(xq, freqs)
     torch.testing.assert_close(fn(xq, freqs), ref, rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(fn(xq, freqs), ref, rtol=1e-6, atol=1e-6)
@@ -129,7 +129,7 @@ def test_inference_tensor_is_split_every_call() -> None:
         f_inf = freqs.clone()
         for _ in range(2):
             torch.testing.assert_close(fn(xq, f_inf), rope(xq, freqs), rtol=1e-6, atol=1e-6)
-    assert fn.planar[1][1].splits == 2
+    assert fn.planar[1].splits == 2
 
 
 def test_backend_llama_reads_planar_freqs() -> None:
