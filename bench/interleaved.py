@@ -47,6 +47,10 @@ def realify_pair(fn: Callable[..., Any], args: tuple[Any, ...], **opts: Any) -> 
     }
 
 
+# Inductor's combo kernels: independent kernels of a graph (RoPE of q, RoPE of k, the v write) as one launch
+COMBO = {"combo_kernels": True}
+
+
 def decode_variants(small: bool, dev: torch.device) -> Variants:
     b, s, hq, hk, d = (1, 64, 4, 2, 16) if small else (4, 4096, 32, 8, 128)
     dt = torch.float32 if small else torch.bfloat16
@@ -56,11 +60,15 @@ def decode_variants(small: bool, dev: torch.device) -> Variants:
     ck, cv = torch.zeros(b, s, hk, d, device=dev, dtype=dt), torch.zeros(b, s, hk, d, device=dev, dtype=dt)
     cos, sin = rope.cos_sin(f)
     hand = torch.compile(rope.decode_real)
+    hand_combo = torch.compile(rope.decode_real, options=COMBO)
+    combo = torch.compile(rope.decode_complex, backend="realify", options={"inductor_config": COMBO})
     args = (xq, xk, xv, f, ck, cv)
     return {
         "eager complex": lambda: rope.decode_complex(*args),
         "hand-written real + inductor": lambda: hand(xq, xk, xv, cos, sin, ck, cv),
+        "hand-written real + inductor, combo kernels": lambda: hand_combo(xq, xk, xv, cos, sin, ck, cv),
         **realify_pair(rope.decode_complex, args),
+        "realify+inductor (direct), combo kernels": lambda: combo(*args),
     }
 
 
@@ -86,6 +94,7 @@ MODEL_OPTIONS: dict[str, dict[str, Any]] = {
     "realify+inductor native": {"fft": "native"},
     "realify+inductor native, hoist off": {"fft": "native", "hoist": False},
     "realify+inductor matmul": {"fft": "matmul"},
+    "realify+inductor native, combo kernels": {"fft": "native", "inductor_config": COMBO},
 }
 
 CASES: dict[str, Callable[[bool, torch.device], Variants]] = {

@@ -42,22 +42,31 @@ class CompileEvent:
 
 
 def _inductor(
-    gm: fx.GraphModule, example_inputs: list[Any], mode: str | None = None, direct: bool = False
+    gm: fx.GraphModule,
+    example_inputs: list[Any],
+    mode: str | None = None,
+    direct: bool = False,
+    config: dict[str, Any] | None = None,
 ) -> Callable[..., Any]:
     """Inductor on a lowered graph. `direct`: an inference graph (and no mode) goes to Inductor's graph compiler
-    without a second aot_autograd layer (realify._inductor_direct), where this torch and its configuration allow."""
+    without a second aot_autograd layer (realify._inductor_direct), where this torch and its configuration allow.
+    `config`: Inductor settings for this compile (torch._inductor.config names, as torch.compile's options)."""
+    from torch._inductor import config as inductor_config
     from torch._inductor import list_mode_options
     from torch._inductor.compile_fx import compile_fx
 
-    patches = list_mode_options(mode) if mode else None
+    patches = {**(list_mode_options(mode) if mode else {}), **(config or {})}
     with warnings.catch_warnings():
         # The FFT operators decompose to aten calls that hold complex buffers inside Inductor's extern kernels (the
         # lowering registered them in Inductor's table: native_fft.register_inductor_decompositions); Inductor warns
         # about complex code generation, which the lowered graph no longer needs.
         warnings.filterwarnings("ignore", message="Torchinductor does not support code generation for complex")
-        if direct and mode is None and _inductor_direct.available():
-            return _inductor_direct.compile_inference(gm, example_inputs)
-        return compile_fx(gm, example_inputs, config_patches=patches)
+        if direct and mode is None:
+            with inductor_config.patch(patches):
+                if _inductor_direct.available():
+                    return _inductor_direct.compile_inference(gm, example_inputs)
+        # compile_fx applies the patches to the compiles it defers too (a training graph's backward)
+        return compile_fx(gm, example_inputs, config_patches=patches or None)
 
 
 def _eager(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
@@ -93,20 +102,30 @@ INNER_COMPILERS: dict[str, InnerCompiler] = {
 # torch.compile's modes, which the inductor inner backend takes (torch._inductor.list_mode_options).
 INDUCTOR_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
+# Inductor settings realify gives an inference graph unless options["inductor_config"] says otherwise. Combo kernels
+# launch a graph's independent kernels as one (a decode step: RoPE of q, RoPE of k with its cache write, the v write:
+# 3 launches become 1, which the host time of a step follows; docs/benchmarks.md). They act on GPU code only.
+INFERENCE_INDUCTOR_CONFIG: dict[str, Any] = {"combo_kernels": True}
+
 
 def _resolve_inner(
-    choice: str | InnerCompiler, mode: str | None = None, direct: bool = False
+    choice: str | InnerCompiler,
+    mode: str | None = None,
+    direct: bool = False,
+    config: dict[str, Any] | None = None,
 ) -> tuple[str, InnerCompiler]:
     if mode is not None and (choice != "inductor" or mode not in INDUCTOR_MODES):
         raise ValueError(f"mode {mode!r} needs backend 'inductor' and one of {INDUCTOR_MODES}, got {choice!r}")
+    if config and choice != "inductor":
+        raise ValueError(f"inductor_config needs backend 'inductor', got {choice!r}")
     if callable(choice):
         return getattr(choice, "__name__", "callable"), choice
     if choice not in INNER_COMPILERS:
         raise ValueError(
             f"unknown realify inner backend {choice!r}; pick one of {sorted(INNER_COMPILERS)} or a callable"
         )
-    if choice == "inductor" and (mode is not None or direct):
-        return choice, functools.partial(_inductor, mode=mode, direct=direct)
+    if choice == "inductor" and (mode is not None or direct or config):
+        return choice, functools.partial(_inductor, mode=mode, direct=direct, config=config)
     return choice, INNER_COMPILERS[choice]
 
 
@@ -124,6 +143,7 @@ def compile_lowered(
     mode: str | None = None,
     direct: bool = False,
     static_inputs: frozenset[int] = frozenset(),
+    inductor_config: dict[str, Any] | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -137,8 +157,10 @@ def compile_lowered(
 
     `static_inputs`: positions of gm's inputs that are parameters or buffers, given for an inference graph: what the
     lowered graph computes from complex ones alone moves into a prologue that the adapter runs once and caches
-    (realify._hoist); not under a CUDA-graph mode, whose replays copy every input that is not a parameter."""
-    name, inner_fn = _resolve_inner(inner, mode, direct)
+    (realify._hoist); not under a CUDA-graph mode, whose replays copy every input that is not a parameter.
+
+    `inductor_config`: Inductor settings (torch._inductor.config names) for the inner compile, over the mode's."""
+    name, inner_fn = _resolve_inner(inner, mode, direct, inductor_config)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
     target = target or DEFAULT_TARGETS.get(name, "portable")
@@ -185,6 +207,22 @@ def _own_output_strides() -> Iterator[None]:
         yield
 
 
+def _checked_inductor_config(config: Any) -> dict[str, Any] | None:
+    """options["inductor_config"] checked before tracing: a dict of torch._inductor.config names."""
+    if config is None:
+        return None
+    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
+        raise ValueError(f"inductor_config must be a dict of torch._inductor.config names, got {config!r}")
+    from torch._inductor import config as inductor_config
+
+    try:
+        with inductor_config.patch(config):
+            pass
+    except AttributeError as e:
+        raise ValueError(f"inductor_config: {e}") from None
+    return dict(config)
+
+
 def realify_backend(
     gm: fx.GraphModule, example_inputs: list[Any], options: dict[str, Any] | None = None, **_: Any
 ) -> Callable[..., Any]:
@@ -204,6 +242,9 @@ def realify_backend(
         compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
       direct: inference graphs go to Inductor's graph compiler without a second aot_autograd layer, which saves
         host time on every call (default True; realify._inductor_direct says when it applies).
+      inductor_config: Inductor settings for the inner compile, by torch._inductor.config name (as torch.compile's
+        options for Inductor), over the mode's settings; needs backend "inductor". Inference graphs get
+        INFERENCE_INDUCTOR_CONFIG (combo kernels) under these ({"combo_kernels": False} turns them off).
       hoist: in inference graphs, what is computed from complex parameters and buffers alone (the real embedding
         of complex weights) runs once, in the adapter, and is reused while their data is unchanged (default True;
         realify._hoist).
@@ -219,8 +260,9 @@ def realify_backend(
     mode = opts.pop("mode", None)
     direct = bool(opts.pop("direct", True))
     hoist = bool(opts.pop("hoist", True))
+    inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
     static = _hoist.static_positions(example_inputs) if hoist else frozenset()
-    _resolve_inner(inner, mode)  # a bad mode fails here, before tracing
+    _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
     if target is not None:
         validate_target(target)
     if opts:
@@ -243,6 +285,9 @@ def realify_backend(
                 mode=mode,
                 direct=direct and inference,
                 static_inputs=static if inference and len(inputs) == len(example_inputs) else frozenset(),
+                inductor_config={**INFERENCE_INDUCTOR_CONFIG, **(inductor_config or {})}
+                if inference and inner == "inductor"
+                else inductor_config,
             )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed

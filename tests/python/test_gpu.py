@@ -65,3 +65,29 @@ def test_direct_inductor_path_on_cuda_matches_two_layer_path() -> None:
     torch.testing.assert_close(cache, cache2, rtol=0, atol=0)
     torch.testing.assert_close(out, want)
     torch.testing.assert_close(cache, want_cache)
+
+
+def test_decode_step_is_one_kernel_launch_with_combo_kernels() -> None:
+    """Inference graphs get Inductor's combo kernels (realify.backend.INFERENCE_INDUCTOR_CONFIG): the decode step's
+    RoPE of q and RoPE of k with its cache write launch as one kernel, two without them; the numbers stay eager's."""
+    from test_inductor_direct import decode_args, rotate_and_cache
+    from torch.profiler import ProfilerActivity, profile
+
+    args = [a.cuda() for a in decode_args()]
+    want_cache = args[3].clone()
+    want = rotate_and_cache(*args[:3], want_cache)
+    launches = {}
+    for combo in (True, False):
+        torch._dynamo.reset()
+        cache = torch.zeros_like(want_cache)
+        fn = torch.compile(rotate_and_cache, backend="realify", options={"inductor_config": {"combo_kernels": combo}})
+        with torch.no_grad():
+            out = fn(*args[:3], cache)
+            torch.testing.assert_close(out, want)
+            torch.testing.assert_close(cache, want_cache)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                fn(*args[:3], cache)
+                torch.cuda.synchronize()
+        launches[combo] = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    assert launches == {True: 1, False: 2}
