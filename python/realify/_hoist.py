@@ -21,7 +21,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from .runtime import data_key
+from ._tensor_key import data_key
 
 # Ops that only re-describe their input: a prologue made of these alone saves no kernel.
 _SHAPE_ONLY = {"reshape", "flatten", "unflatten", "_unsafe_view", "view_as_real", "view_as_complex"}
@@ -161,7 +161,7 @@ def run_prologue(prologue: Prologue, real_args: Sequence[Any] | Mapping[int, Any
 
 class HoistedInputs:
     """The prologue's results, reused while the caller passes the same parameter objects with the same data (version
-    counter, data pointer, shape and strides: runtime.data_key). Inference tensors have no version counter:
+    counter, data pointer, shape and strides: _tensor_key.data_key). Inference tensors have no version counter:
     computed every call. `lowered(i, x)` gives the lowered form of the caller's argument x at position i, which the
     prologue reads (computed only when the prologue runs)."""
 

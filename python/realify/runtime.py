@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from ._signature import Boundary, Signature
+from ._tensor_key import data_key
 from .errors import RealifyError
 
 if TYPE_CHECKING:
@@ -74,13 +75,6 @@ def real_arguments(sig: Signature, args: Sequence[Any]) -> list[Any]:
         if i < len(real) and isinstance(real[i], torch.Tensor) and real[i].is_complex() == b.packed:
             real[i] = to_lowered(real[i], b)
     return real
-
-
-def data_key(x: torch.Tensor) -> tuple[Any, ...]:
-    """What a cached conversion of x depends on besides x's identity: its version counter, data pointer, shape and
-    strides. data_ptr covers the storage offset; a conj view is another object; in-place metadata changes (t_,
-    resize_, as_strided_, set_) bump the version; `.data =` does not, but changes the pointer, shape or strides."""
-    return (x._version, x.data_ptr(), x.shape, x.stride())
 
 
 class PlanarCache:
