@@ -9,10 +9,11 @@ hand-written real code, Inductor and eager.
 
 Cases:
   decode    RoPE on q and k plus the KV-cache write of one token (bench/rope.py's decode, batch 4, 32/8 heads)
+  prefill_fp32, prefill_bf16   RoPE on q and k of 4096 tokens (bench/rope.py's prefill; q's result compared)
   log_mel   bench/fft_models.py's log-mel spectrogram (host-bound on the H200)
   fno2d     bench/fft_models.py's FNO spectral layer
 
-    python bench/interleaved.py [--cases decode,log_mel] [--rounds 200] [--json out.json]
+    python bench/interleaved.py [--cases decode,prefill_fp32] [--rounds 200] [--json out.json]
     python bench/interleaved.py --small      # tiny CPU shapes (CI keeps the script working)
 """
 
@@ -72,6 +73,28 @@ def decode_variants(small: bool, dev: torch.device) -> Variants:
     }
 
 
+def prefill_variants(dtype: torch.dtype) -> Callable[[bool, torch.device], Variants]:
+    """RoPE on q and k of a whole sequence (bench/rope.py's prefill): GPU-bound, so the rounds compare kernels."""
+
+    def make(small: bool, dev: torch.device) -> Variants:
+        b, s, hq, hk, d = (1, 64, 4, 2, 16) if small else (4, 4096, 32, 8, 128)
+        g = torch.Generator().manual_seed(0)
+        xq, xk = (torch.randn(b, s, h, d, generator=g).to(dev, dtype) for h in (hq, hk))
+        f = rope.polar(torch.randn(s, d // 2, generator=g)).to(dev)
+        cos, sin = rope.cos_sin(f)
+        hand = torch.compile(rope.prefill_real)
+        hand_combo = torch.compile(rope.prefill_real, options=COMBO)
+        realify = torch.compile(rope.prefill_complex, backend="realify")
+        return {
+            "eager complex": lambda: rope.prefill_complex(xq, xk, f)[0],
+            "hand-written real + inductor": lambda: hand(xq, xk, cos, sin)[0],
+            "hand-written real + inductor, combo kernels": lambda: hand_combo(xq, xk, cos, sin)[0],
+            "realify+inductor (direct)": lambda: realify(xq, xk, f)[0],
+        }
+
+    return make
+
+
 def model_variants(name: str) -> Callable[[bool, torch.device], Variants]:
     def make(small: bool, dev: torch.device) -> Variants:
         model, args = fft_models.MODELS[name](small, dev)
@@ -99,6 +122,8 @@ MODEL_OPTIONS: dict[str, dict[str, Any]] = {
 
 CASES: dict[str, Callable[[bool, torch.device], Variants]] = {
     "decode": decode_variants,
+    "prefill_fp32": prefill_variants(torch.float32),
+    "prefill_bf16": prefill_variants(torch.bfloat16),
     "log_mel": model_variants("log_mel"),
     "fno2d": model_variants("fno2d"),
 }
@@ -131,7 +156,7 @@ def interleaved(variants: Variants, dev: torch.device, rounds: int, batch: int) 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cases", default="decode,log_mel,fno2d")
+    p.add_argument("--cases", default="decode,prefill_fp32,prefill_bf16,log_mel,fno2d")
     p.add_argument("--rounds", type=int, default=200)
     p.add_argument("--batch", type=int, default=10)
     p.add_argument("--small", action="store_true")
