@@ -50,6 +50,7 @@ def realify_pair(fn: Callable[..., Any], args: tuple[Any, ...], **opts: Any) -> 
 
 # Inductor's combo kernels: independent kernels of a graph (RoPE of q, RoPE of k, the v write) as one launch
 COMBO = {"combo_kernels": True}
+NO_COMBO = {"combo_kernels": False}  # torch's default, which realify's default for inference graphs turns on
 
 
 def decode_variants(small: bool, dev: torch.device) -> Variants:
@@ -85,11 +86,13 @@ def prefill_variants(dtype: torch.dtype) -> Callable[[bool, torch.device], Varia
         hand = torch.compile(rope.prefill_real)
         hand_combo = torch.compile(rope.prefill_real, options=COMBO)
         realify = torch.compile(rope.prefill_complex, backend="realify")
+        no_combo = torch.compile(rope.prefill_complex, backend="realify", options={"inductor_config": NO_COMBO})
         return {
             "eager complex": lambda: rope.prefill_complex(xq, xk, f)[0],
             "hand-written real + inductor": lambda: hand(xq, xk, cos, sin)[0],
             "hand-written real + inductor, combo kernels": lambda: hand_combo(xq, xk, cos, sin)[0],
             "realify+inductor (direct)": lambda: realify(xq, xk, f)[0],
+            "realify+inductor, combo kernels off": lambda: no_combo(xq, xk, f)[0],
         }
 
     return make
