@@ -12,6 +12,7 @@ Cases:
   prefill_fp32, prefill_bf16   RoPE on q and k of 4096 tokens (bench/rope.py's prefill; q's result compared)
   log_mel   bench/fft_models.py's log-mel spectrogram (host-bound on the H200)
   fno2d     bench/fft_models.py's FNO spectral layer
+  fnet      bench/fft_models.py's FNet block (16x512x768; GPU-bound)
 
     python bench/interleaved.py [--cases decode,prefill_fp32] [--rounds 200] [--json out.json]
     python bench/interleaved.py --small      # tiny CPU shapes (CI keeps the script working)
@@ -129,6 +130,7 @@ CASES: dict[str, Callable[[bool, torch.device], Variants]] = {
     "prefill_bf16": prefill_variants(torch.bfloat16),
     "log_mel": model_variants("log_mel"),
     "fno2d": model_variants("fno2d"),
+    "fnet": model_variants("fnet"),
 }
 
 
