@@ -451,11 +451,45 @@ static rf_cx c2c_pairs(rf_fft_ctx *f, blk b, const int64_t *dims, size_t nd, int
     return pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
 }
 
+/* v read at index (-k) mod s along dim: [v0, v[s-1], ..., v1]. */
+static rf_value *mirrored(rf_lowering *L, rf_value *v, int64_t dim) {
+    int64_t s = v->dims[dim].size;
+    if (s <= 2) return v; /* (-k) mod s == k */
+    rf_value *parts[2] = {rf_b_slice(L, v, dim, 0, 1), rf_b_flip(L, rf_b_slice(L, v, dim, 1, s), dim)};
+    return rf_b_cat(L, 2, parts, dim);
+}
+
+/* The forward transform of a real input from its one-sided transform h (the first n/2+1 outputs along the last
+ * transformed dim d). The spectrum is Hermitian, Z[k] = conj(Z[-k]) over all transformed dims, so outputs
+ * n/2+1 .. n-1 along d are h at d-indices n/2-1 (or (n-1)/2) down to 1, mirrored along the other dims and
+ * conjugated: gathers and a negation, which a compiler fuses into what reads them (or writes out once). */
+static rf_cx hermitian_completion(rf_lowering *L, rf_cx h, const int64_t *dims, size_t nd, int64_t n) {
+    int64_t d = dims[nd - 1], rest = n - (n / 2 + 1);
+    if (rest <= 0) return h;
+    rf_value *tail[2] = {h.re.v, h.im.v};
+    for (int p = 0; p < 2; p++) {
+        tail[p] = rf_b_flip(L, rf_b_slice(L, tail[p], d, 1, rest + 1), d);
+        for (size_t i = 0; i + 1 < nd; i++) tail[p] = mirrored(L, tail[p], dims[i]);
+    }
+    rf_rv tail_im = rf_b_neg(L, (rf_rv){tail[1], 0.0});
+    rf_value *re[2] = {h.re.v, tail[0]}, *im[2] = {h.im.v, tail_im.v};
+    return rf_cx_values(rf_b_cat(L, 2, re, d), rf_b_cat(L, 2, im, d));
+}
+
 /* The entry points build nothing once the lowering has failed: operands may
  * then be stand-ins of unknown rank. */
 rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
     if (rf_status_of(f->L) != RF_OK) return rf_cx_values(NULL, NULL);
     if (!nd || !x.re.v) return x;
+    if (!rf_cx_im_or_null(x) && sign < 0 && rf_options(f->L)->fft != RF_FFT_ONNX_DFT) {
+        /* a real input (fft2 of real x traces as c2c of x + 0i): the one-sided transform does half the work
+         * (natively, its first half is eager's rfftn bit for bit). Forward only: an inverse's conjugation would
+         * sign the zero imaginary parts unlike eager's c2c. onnx-dft keeps its DFT node per axis. */
+        int64_t n = x.re.v->dims[dims[nd - 1]].size;
+        rf_cx h = rf_fft_r2c_dims(f, x.re.v, dims, nd, 1);
+        if (!h.re.v || !h.im.v) return h;
+        return hermitian_completion(f->L, h, dims, nd, n);
+    }
     if (rf_fft_native(f)) return rf_fft_native_c2c(f, x, dims, nd, sign);
     int r = x.re.v->rank;
     return c2c_pairs(f, blk_of_pair(f->L, x), dims, nd, r, sign);

@@ -1,6 +1,6 @@
 """fft="native" on PyTorch's OpInfo samples of every FFT op (the matmul plans have the same in test_fft.py), and the
-one-sided form of real-input transforms: fft2/fftn of a real tensor trace as c2c of x + 0i, which the native
-strategy computes as rfftn plus the Hermitian mirror."""
+one-sided form of real-input transforms: fft2/fftn of a real tensor trace as c2c of x + 0i, which both strategies
+compute as a one-sided transform plus the Hermitian mirror."""
 
 from __future__ import annotations
 
@@ -68,6 +68,24 @@ def test_real_input_transform_is_one_sided_and_matches_eager(name: str) -> None:
         half = torch.fft.rfftn(x, dim=dims)
         d = dims[-1]
         torch.testing.assert_close(got.narrow(d, 0, half.shape[d]), half, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ["fft2", "fft2_odd", "fftn_3d", "fft2_ortho_real_part"])
+def test_matmul_plan_of_a_real_input_is_one_sided_too(name: str) -> None:
+    """fft="matmul" (TensorRT and the deploy targets) takes the same one-sided route: the rest of the spectrum is
+    the Hermitian mirror (flips) of a half-size plan; a complex input of the same shape keeps the two-sided plan."""
+    fn, shape = REAL_INPUT_CASES[name]
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(6))
+    flips = {}
+    for kind, arg in (("real", x), ("complex", torch.complex(x, x.flip(-1)))):
+        lowered = realify.lower(trace(fn, (arg,)))
+        assert not fft_targets(lowered)
+        flips[kind] = sum(n.target is torch.ops.aten.flip.default for n in lowered.graph.nodes)
+        ref = fn(arg)
+        out = lowered(to_real(arg))
+        got = torch.view_as_complex(out.contiguous()) if ref.is_complex() else out
+        torch.testing.assert_close(got, ref, rtol=2e-6, atol=2e-6)
+    assert flips["real"] > flips["complex"], flips  # the plans flip too; the mirror adds its own
 
 
 def test_inverse_of_a_real_input_keeps_the_two_sided_transform() -> None:
