@@ -230,14 +230,6 @@ class ComplexAdapter:
         self.hoisted = hoisted
         self.dropped = sorted(dropped)
 
-    def adapt_inputs(self, args: Sequence[Any]) -> list[Any]:
-        real = list(args)
-        if self.in_plan:
-            self._convert_inputs(real)
-        for i, cache in self.planar_items:
-            real[i] = cache.get(real[i])
-        return real
-
     def _convert_inputs(self, real: list[Any]) -> None:
         for b in self.in_plan:
             i = int(b.position)
