@@ -465,15 +465,17 @@ static rf_value *mirrored(rf_lowering *L, rf_value *v, int64_t dim) {
  * conjugated: gathers and a negation, which a compiler fuses into what reads them (or writes out once). */
 static rf_cx hermitian_completion(rf_lowering *L, rf_cx h, const int64_t *dims, size_t nd, int64_t n) {
     int64_t d = dims[nd - 1], rest = n - (n / 2 + 1);
-    if (rest <= 0) return h;
-    rf_value *tail[2] = {h.re.v, h.im.v};
-    for (int p = 0; p < 2; p++) {
+    if (rest <= 0 || !h.re.v) return h;
+    rf_value *im = rf_cx_im_or_null(h); /* NULL: a real spectrum, whose mirror is real too */
+    rf_value *tail[2] = {h.re.v, im};
+    for (int p = 0; p < 2 && tail[p]; p++) {
         tail[p] = rf_b_flip(L, rf_b_slice(L, tail[p], d, 1, rest + 1), d);
         for (size_t i = 0; i + 1 < nd; i++) tail[p] = mirrored(L, tail[p], dims[i]);
     }
-    rf_rv tail_im = rf_b_neg(L, (rf_rv){tail[1], 0.0});
-    rf_value *re[2] = {h.re.v, tail[0]}, *im[2] = {h.im.v, tail_im.v};
-    return rf_cx_values(rf_b_cat(L, 2, re, d), rf_b_cat(L, 2, im, d));
+    rf_value *re[2] = {h.re.v, tail[0]};
+    if (!im) return rf_cx_values(rf_b_cat(L, 2, re, d), NULL);
+    rf_value *ims[2] = {im, rf_b_neg(L, (rf_rv){tail[1], 0.0}).v};
+    return rf_cx_values(rf_b_cat(L, 2, re, d), rf_b_cat(L, 2, ims, d));
 }
 
 /* The entry points build nothing once the lowering has failed: operands may
@@ -486,9 +488,7 @@ rf_cx rf_fft_c2c_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, in
          * (natively, its first half is eager's rfftn bit for bit). Forward only: an inverse's conjugation would
          * sign the zero imaginary parts unlike eager's c2c. onnx-dft keeps its DFT node per axis. */
         int64_t n = x.re.v->dims[dims[nd - 1]].size;
-        rf_cx h = rf_fft_r2c_dims(f, x.re.v, dims, nd, 1);
-        if (!h.re.v || !h.im.v) return h;
-        return hermitian_completion(f->L, h, dims, nd, n);
+        return hermitian_completion(f->L, rf_fft_r2c_dims(f, x.re.v, dims, nd, 1), dims, nd, n);
     }
     if (rf_fft_native(f)) return rf_fft_native_c2c(f, x, dims, nd, sign);
     int r = x.re.v->rank;
