@@ -5,12 +5,16 @@ against eager can be traced to the transforms, the products or the elementwise w
 
     python bench/fft_profile.py [--models fno2d,mri] [--variants eager,native,matmul] [--top 12]
     python bench/fft_profile.py --small    # tiny CPU shapes, CPU ops instead of kernels (CI keeps it working)
+    python bench/fft_profile.py --host     # also the host: issue time per call and the CPU ops that take it
+
+A model whose launched time exceeds its kernels' time is host-bound; --host says where that host time goes.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,28 @@ def kernel_table(fn: Callable[[], Any], dev: torch.device, iters: int) -> list[t
     return sorted(rows, key=lambda r: -r[1])
 
 
+def host_table(fn: Callable[[], Any], dev: torch.device, iters: int) -> tuple[float, list[tuple[str, float, int]]]:
+    """µs of host time to issue one call (no sync between calls), and the CPU ops by self time per call."""
+    for _ in range(3):
+        fn()
+    sync(dev)
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    issue_us = (time.perf_counter() - t0) * 1e6 / iters
+    sync(dev)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(iters):
+            fn()
+        sync(dev)
+    rows = [
+        (e.key, e.self_cpu_time_total / iters, round(e.count / iters))
+        for e in prof.key_averages()
+        if e.self_cpu_time_total > 0
+    ]
+    return issue_us, sorted(rows, key=lambda r: -r[1])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--small", action="store_true")
@@ -60,6 +86,7 @@ def main() -> None:
     p.add_argument("--variants", default="eager,native,matmul")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--top", type=int, default=12)
+    p.add_argument("--host", action="store_true", help="also time the host's issue of each call and its CPU ops")
     p.add_argument("--json", default=None)
     a = p.parse_args()
     dev = torch.device("cpu" if a.small or not torch.cuda.is_available() else "cuda")
@@ -88,6 +115,13 @@ def main() -> None:
                 print(f"\n## {name} / {variant}: {total:.1f} us of kernels per call, {len(rows)} kinds, err {err:.1e}")
                 for k, us, count in rows[: a.top]:
                     print(f"  {us:9.1f} us  x{count:<3d} {k[:110]}")
+                if a.host:
+                    issue_us, ops = host_table(fn, dev, 1 if a.small else a.iters)
+                    results[-1]["host_issue_us"] = issue_us
+                    results[-1]["host_top"] = [{"op": k, "self_us": us, "count": c} for k, us, c in ops[: a.top]]
+                    print(f"  host: {issue_us:.1f} us to issue a call; CPU ops by self time per call (profiled):")
+                    for k, us, count in ops[: a.top]:
+                        print(f"  {us:9.1f} us  x{count:<3d} {k[:110]}")
     write_json(a.json, {"env": env_info(dev), "args": vars(a), "results": results})
 
 
