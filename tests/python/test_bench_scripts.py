@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXTRA = {
     "fft_models.py": ["--models", "fno2d,mri"],
     "onnx_fft.py": ["--models", "fno2d,fnet"],
-    "fft_profile.py": ["--models", "fno2d"],
+    "fft_profile.py": ["--models", "fno2d", "--host"],
     "interleaved.py": ["--cases", "decode,log_mel"],
     "rope_forms.py": ["--dtypes", "bfloat16,float16", "--settings", "default", "--no-decode"],
 }
@@ -33,6 +33,7 @@ SCRIPTS = [
     "product_forms.py",
     "fft_forms.py",
     "rope_forms.py",
+    "fft_tf32.py",
 ]
 
 
@@ -107,8 +108,13 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         assert any(r["form"].startswith("gemm-") for r in rows) and any(r["form"].startswith("reduce-") for r in rows)
         assert all(r["rel_err"] < 2e-6 for r in rows)
         assert all(r["kernels"] > 0 for r in rows if r["form"] != "cufft")
+    elif script == "fft_tf32.py":
+        assert {r["form"] for r in rows} == {"cuFFT", "matmul", "3xTF32"} and len(rows) == 15
+        assert all(r["split_gemms"] > 0 for r in rows if r["form"] == "3xTF32")
+        assert all(r["rel_err"] < 2e-6 for r in rows)  # on the CPU, TF32 does not apply: all float32
     elif script == "fft_profile.py":
         assert {r["variant"] for r in rows} == {"eager", "native", "matmul"}
         assert all(r["us"] > 0 and r["top"] and r["max_rel_err"] < 1e-4 for r in rows)
+        assert all(r["host_issue_us"] > 0 and r["host_top"] for r in rows)
     else:
         assert all(r["core_nodes_per_s"] > 0 and r["ir_nodes"] > 0 for r in rows)
