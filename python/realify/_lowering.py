@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -17,6 +17,7 @@ from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
+from ._precision import dft_matmul_sources
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
 from .runtime import PackedArgCheck, unpack, unpack_storage
@@ -38,6 +39,8 @@ class LoweringReport:
     signature: Signature
     ir_before: str
     ir_after: str
+    # the input graph's FFT nodes that became DFT matmuls (fft="matmul"): TF32 would reach them (realify._precision)
+    dft_matmul_sources: list[fx.Node] = field(default_factory=list)
 
 
 def _raise_lower_error(err: Any, t: Translation) -> None:
@@ -268,6 +271,7 @@ def lower_graph_module(
         signature=sig,
         ir_before=t.text,
         ir_after=out_text,
+        dft_matmul_sources=dft_matmul_sources(new_gm, origins),
     )
     new_gm.meta["realify_report"] = report
     return new_gm, report

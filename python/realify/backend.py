@@ -20,7 +20,7 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from . import _hoist, _inductor_direct, native_fft
+from . import _hoist, _inductor_direct, _precision, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from .runtime import ComplexAdapter, PackedArgCheck, real_arguments, to_lowered
@@ -73,7 +73,10 @@ def _eager(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
     return gm
 
 
-def _torch_tensorrt(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+def _torch_tensorrt(
+    gm: fx.GraphModule, example_inputs: list[Any], options: dict[str, Any] | None = None
+) -> Callable[..., Any]:
+    """Torch-TensorRT's dynamo backend; `options` are its compile settings (realify._precision.tensorrt_options)."""
     try:
         import torch_tensorrt  # noqa: F401  (registers the "torch_tensorrt" dynamo backend)
     except ImportError as e:  # TensorRT ships only on NVIDIA's package index
@@ -82,7 +85,7 @@ def _torch_tensorrt(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[.
         ) from e
     from torch._dynamo.backends.registry import lookup_backend
 
-    return lookup_backend("torch_tensorrt")(gm, example_inputs)
+    return lookup_backend("torch_tensorrt")(gm, example_inputs, options=options or {})
 
 
 def _onnxrt(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
@@ -144,6 +147,7 @@ def compile_lowered(
     direct: bool = False,
     static_inputs: frozenset[int] = frozenset(),
     inductor_config: dict[str, Any] | None = None,
+    tensorrt_options: dict[str, Any] | None = None,
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -159,7 +163,11 @@ def compile_lowered(
     lowered graph computes from complex ones alone moves into a prologue that the adapter runs once and caches
     (realify._hoist); not under a CUDA-graph mode, whose replays copy every input that is not a parameter.
 
-    `inductor_config`: Inductor settings (torch._inductor.config names) for the inner compile, over the mode's."""
+    `inductor_config`: Inductor settings (torch._inductor.config names) for the inner compile, over the mode's.
+
+    `tensorrt_options`: Torch-TensorRT settings for backend "torch_tensorrt", over realify's TF32 choice
+    (realify._precision.tensorrt_options). Under the other backends, DFT matmuls that TF32 would reach on CUDA
+    raise a Tf32DftWarning."""
     name, inner_fn = _resolve_inner(inner, mode, direct, inductor_config)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
@@ -177,6 +185,11 @@ def compile_lowered(
                 del real_gm._forward_pre_hooks[key]
     if on_lowered is not None:
         on_lowered(CompileEvent(gm, real_gm, report, name))
+    dfts = report.dft_matmul_sources
+    if name == "torch_tensorrt":
+        inner_fn = functools.partial(inner_fn, options=_precision.tensorrt_options(dfts, tensorrt_options))
+    elif dfts and _precision.on_cuda(example_inputs) and _precision.cuda_matmul_tf32():
+        _precision.warn_tf32_dfts(dfts, name)
     real_args = real_arguments(report.signature, example_inputs)
     hoisted = None
     if prologue is not None:
@@ -248,6 +261,9 @@ def realify_backend(
       hoist: in inference graphs, what is computed from complex parameters and buffers alone (the real embedding
         of complex weights) runs once, in the adapter, and is reused while their data is unchanged (default True;
         realify._hoist).
+      tensorrt_options: Torch-TensorRT compile settings for backend "torch_tensorrt" (its torch.compile options).
+        realify sets disable_tf32: True where the graph holds DFT matmuls (TensorRT builds with TF32 by default,
+        about 4e-4 off torch.fft), else torch's own CUDA matmul setting; these settings go over that.
     """
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
@@ -261,6 +277,16 @@ def realify_backend(
     direct = bool(opts.pop("direct", True))
     hoist = bool(opts.pop("hoist", True))
     inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
+    tensorrt_options = opts.pop("tensorrt_options", None)
+    if tensorrt_options is not None and (
+        inner != "torch_tensorrt"
+        or not isinstance(tensorrt_options, dict)
+        or not all(isinstance(k, str) for k in tensorrt_options)
+    ):
+        raise ValueError(
+            f"tensorrt_options needs backend 'torch_tensorrt' and a dict of Torch-TensorRT settings, got "
+            f"{tensorrt_options!r} with backend {inner!r}"
+        )
     static = _hoist.static_positions(example_inputs) if hoist else frozenset()
     _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
     if target is not None:
@@ -288,6 +314,7 @@ def realify_backend(
                 inductor_config={**INFERENCE_INDUCTOR_CONFIG, **(inductor_config or {})}
                 if inference and inner == "inductor"
                 else inductor_config,
+                tensorrt_options=tensorrt_options,
             )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed

@@ -91,3 +91,34 @@ def test_decode_step_is_one_kernel_launch_with_combo_kernels() -> None:
                 torch.cuda.synchronize()
         launches[combo] = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
     assert launches == {True: 1, False: 2}
+
+
+@pytest.mark.parametrize(("fft", "tf32"), [("matmul", True), ("matmul", False), ("native", True)])
+def test_tf32_reaches_matmul_dfts_only_and_warns(fft: str, tf32: bool) -> None:
+    """TF32 on: fft="matmul"'s DFT matmuls lose precision against torch.fft and the compile says so; native and
+    TF32 off keep torch.fft's precision without a word (realify._precision)."""
+    import warnings
+
+    from realify._precision import Tf32DftWarning
+
+    torch._dynamo.reset()
+    x = torch.randn(64, 4096, device="cuda")
+
+    def spectrum(x: torch.Tensor) -> torch.Tensor:
+        return torch.view_as_real(torch.fft.rfft(x))
+
+    ref = spectrum(x.double()).float()
+    before = torch.backends.cuda.matmul.fp32_precision
+    torch.backends.cuda.matmul.fp32_precision = "tf32" if tf32 else "ieee"
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = torch.compile(spectrum, backend="realify", options={"fft": fft})(x)
+    finally:
+        torch.backends.cuda.matmul.fp32_precision = before
+    err = float((out - ref).abs().max() / ref.abs().max())
+    warned = [w for w in caught if issubclass(w.category, Tf32DftWarning)]
+    if fft == "matmul" and tf32:
+        assert len(warned) == 1 and err > 1e-5  # TF32 keeps 11 significant bits
+    else:
+        assert not warned and err < 2e-6

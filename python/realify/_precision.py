@@ -1,0 +1,82 @@
+"""TF32 and the DFT matmuls of fft="matmul".
+
+torch.fft stays float32 on CUDA (cuFFT) whatever the matmul precision, but the DFT matmuls that fft="matmul" writes
+in its place are float32 matmuls, which run in TF32 wherever TF32 is on: under torch's flag
+(`torch.backends.cuda.matmul`, `torch.set_float32_matmul_precision("high")`) and in TensorRT's default build.
+Measured on the H200, that costs 3.5e-4 to 4.3e-4 relative error against torch.fft instead of 4e-7 to 6e-7
+(docs/benchmarks.md, "Fourteenth session"). This module finds those matmuls, tells the user when TF32 would reach
+them, and gives TensorRT the setting that keeps them float32.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import torch
+from torch import fx
+
+from .errors import user_source_line
+
+aten = torch.ops.aten
+FFT_OPS = frozenset({aten._fft_r2c.default, aten._fft_c2c.default, aten._fft_c2r.default})
+_MATMUL_OPS = frozenset(
+    {aten.matmul.default, aten.mm.default, aten.bmm.default, aten.addmm.default, aten.baddbmm.default}
+)
+
+
+class Tf32DftWarning(UserWarning):
+    """A DFT matmul would run in TF32, less precise than the torch.fft it replaces."""
+
+
+def cuda_matmul_tf32() -> bool:
+    """Whether CUDA float32 matmuls may use TF32 now, read without the error that torch raises when a program mixed
+    the legacy flag (allow_tf32) with the newer fp32_precision settings."""
+    matmul = torch.backends.cuda.matmul
+    for precision in (getattr(matmul, "fp32_precision", None), getattr(torch.backends, "fp32_precision", None)):
+        if precision == "tf32":
+            return True
+        if precision not in (None, "none"):  # "ieee"
+            return False
+    try:
+        return bool(matmul.allow_tf32)
+    except RuntimeError:
+        return False
+
+
+def dft_matmul_sources(gm: fx.GraphModule, origins: Mapping[fx.Node, fx.Node]) -> list[fx.Node]:
+    """The input graph's FFT nodes that the lowering turned into matmuls in gm, in graph order."""
+    found: dict[fx.Node, None] = {}
+    for node in gm.graph.nodes:
+        src = origins.get(node)
+        if node.op == "call_function" and node.target in _MATMUL_OPS and src is not None and src.target in FFT_OPS:
+            found[src] = None
+    return list(found)
+
+
+def on_cuda(values: Iterable[Any]) -> bool:
+    return any(isinstance(v, torch.Tensor) and v.is_cuda for v in values)
+
+
+def warn_tf32_dfts(sources: list[fx.Node], compiler: str) -> None:
+    """Warn that these FFT nodes' DFT matmuls will run in TF32 under `compiler`."""
+    first = sources[0]
+    where = user_source_line(first) or "unknown source line"
+    more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
+    warnings.warn(
+        f"realify: fft='matmul' made {first.target} (node {first.name!r}, at {where}){more} into DFT matmuls, and "
+        f"TF32 is on for CUDA float32 matmuls, so {compiler} runs them in TF32: about 4e-4 relative error against "
+        "torch.fft, which stays float32. Keep torch.fft's precision with fft='native' (or 'auto') or with TF32 off "
+        "(torch.backends.cuda.matmul.fp32_precision = 'ieee').",
+        Tf32DftWarning,
+        stacklevel=3,
+    )
+
+
+def tensorrt_options(sources: list[fx.Node], user: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Torch-TensorRT settings for a lowered graph: TensorRT builds with TF32 unless told not to, so the engine
+    keeps DFT matmuls float32 and otherwise follows torch's own matmul setting. The caller's settings win."""
+    options: dict[str, Any] = {"disable_tf32": bool(sources) or not cuda_matmul_tf32()}
+    options.update(user or {})
+    return options
