@@ -20,7 +20,7 @@ from torch import fx
 from .errors import user_source_line
 
 aten = torch.ops.aten
-FFT_OPS = frozenset({aten._fft_r2c.default, aten._fft_c2c.default, aten._fft_c2r.default})
+_TRANSFORMS = frozenset({"aten::_fft_r2c", "aten::_fft_c2c", "aten::_fft_c2r", "aten::stft", "aten::istft"})
 _MATMUL_OPS = frozenset(
     {aten.matmul.default, aten.mm.default, aten.bmm.default, aten.addmm.default, aten.baddbmm.default}
 )
@@ -45,12 +45,21 @@ def cuda_matmul_tf32() -> bool:
         return False
 
 
+def is_fft_op(target: object) -> bool:
+    """A transform: aten's _fft_* primitives (aot graphs), its torch.fft ops (exported programs) and stft/istft;
+    not fftshift or fftfreq."""
+    name = getattr(getattr(target, "_schema", None), "name", "")
+    if name in _TRANSFORMS:
+        return True
+    return name.startswith("aten::fft_") and "shift" not in name and "freq" not in name
+
+
 def dft_matmul_sources(gm: fx.GraphModule, origins: Mapping[fx.Node, fx.Node]) -> list[fx.Node]:
     """The input graph's FFT nodes that the lowering turned into matmuls in gm, in graph order."""
     found: dict[fx.Node, None] = {}
     for node in gm.graph.nodes:
         src = origins.get(node)
-        if node.op == "call_function" and node.target in _MATMUL_OPS and src is not None and src.target in FFT_OPS:
+        if node.op == "call_function" and node.target in _MATMUL_OPS and src is not None and is_fft_op(src.target):
             found[src] = None
     return list(found)
 

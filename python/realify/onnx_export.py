@@ -19,6 +19,8 @@ from . import native_fft
 from .onnx_ops import DFT_MIN_OPSET, default_opset, translation_table
 from .rotary import ROTARY_MIN_OPSET
 
+DFT_MATMULS_KEY = "realify.dft_matmuls"  # ONNX metadata: the model's FFTs are DFT matmuls, which TF32 would reach
+
 
 def fft_strategy(fft: str, opset: int) -> str:
     """The strategy an ONNX model of this opset gets: "auto" is "matmul" (faster in ONNX Runtime, see the module's
@@ -47,14 +49,32 @@ def export_onnx(
     """Lower an ExportedProgram for ONNX (target="onnx") and export it with torch.onnx at `opset_version` (torch's
     default when None). `fft`: "auto" or "matmul" (DFT matmuls), "onnx-dft" (DFT nodes). Returns torch.onnx's
     ONNXProgram. `args` are the original program's: complex ones are passed in the lowered form (view_as_real).
-    `kwargs` go to torch.onnx.export."""
+    `kwargs` go to torch.onnx.export.
+
+    A model whose transforms became DFT matmuls says so in its metadata (DFT_MATMULS_KEY): TensorRT builds with TF32
+    unless told not to, and TF32 matmuls are about 4e-4 off torch.fft (realify._precision)."""
     from .lower import lower
     from .runtime import real_arguments
 
     opset = default_opset() if opset_version is None else opset_version
     lowered = lower(model, truncate_double=truncate_double, **lower_options(fft, opset))
     real_args = tuple(real_arguments(lowered.graph_module.meta["realify_report"].signature, args))
-    return torch.onnx.export(
+    destination = kwargs.pop("f", None)  # saved below, once the metadata is in
+    program = torch.onnx.export(
         lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),
         **kwargs,
     )
+    dfts = lowered.graph_module.meta["realify_report"].dft_matmul_sources
+    if dfts:
+        program.model.metadata_props[DFT_MATMULS_KEY] = (
+            f"{len(dfts)} FFT op(s) as float32 DFT matmuls; build TensorRT engines without TF32 (trtexec --noTF32, "
+            "or clear BuilderFlag.TF32) to keep torch.fft's precision"
+        )
+    if destination is not None:
+        program.save(
+            destination,
+            include_initializers=kwargs.get("export_params", True),
+            keep_initializers_as_inputs=kwargs.get("keep_initializers_as_inputs", False),
+            external_data=kwargs.get("external_data", True),
+        )
+    return program

@@ -179,3 +179,21 @@ def test_default_strategy_exports_matmuls_without_dft() -> None:
     ops, outs, _ = _export_and_run(model, args, zoo.real_inputs(e, args), opset_version=18)
     assert "DFT" not in ops and "MatMul" in ops
     assert zoo.max_rel_error(model(*args), outs) <= e.rtol
+
+
+@pytest.mark.parametrize("fft", ["matmul", "onnx-dft"])
+def test_dft_matmuls_are_named_in_the_models_metadata(fft: str, tmp_path: Any) -> None:
+    """TensorRT builds with TF32 unless told not to; a model whose FFTs are DFT matmuls says so, in the saved file
+    too (f=...). DFT nodes are not matmuls and need no such word."""
+    onnx, _ = _onnx_modules()
+    model, args = _Fn(lambda x: torch.fft.rfft(x).abs()), (torch.randn(2, 64),)
+    path = tmp_path / "m.onnx"
+    with contextlib.redirect_stdout(io.StringIO()):
+        prog = realify.export_onnx(torch.export.export(model, args), args, fft=fft, f=str(path))
+    saved = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
+    in_memory = {p.key: p.value for p in prog.model_proto.metadata_props}
+    assert saved == in_memory
+    if fft == "matmul":
+        assert "1 FFT op(s)" in saved[onnx_export.DFT_MATMULS_KEY] and "TF32" in saved[onnx_export.DFT_MATMULS_KEY]
+    else:
+        assert onnx_export.DFT_MATMULS_KEY not in saved

@@ -45,13 +45,21 @@ def _tf32_warnings(fft: str, tf32: bool, cuda: bool, monkeypatch: pytest.MonkeyP
 def test_dft_matmuls_are_traced_to_their_fft_nodes() -> None:
     x = torch.randn(3, 48)
     gm = make_fx(SpectrumMagnitude())(x)
-    ffts = [n.name for n in gm.graph.nodes if n.target in _precision.FFT_OPS]
+    ffts = [n.name for n in gm.graph.nodes if _precision.is_fft_op(n.target)]
     assert len(ffts) == 2
     matmul = realify.lower(gm, fft="matmul").meta["realify_report"]
     assert sorted(n.name for n in matmul.dft_matmul_sources) == sorted(ffts)
     assert realify.lower(gm, fft="native").meta["realify_report"].dft_matmul_sources == []
     assert gm.graph.nodes  # the input graph is untouched
-    assert [n.name for n in gm.graph.nodes if n.target in _precision.FFT_OPS] == ffts
+    assert [n.name for n in gm.graph.nodes if _precision.is_fft_op(n.target)] == ffts
+
+
+def test_fft_ops_are_the_transforms() -> None:
+    aten = torch.ops.aten
+    transforms = [aten._fft_r2c.default, aten.fft_rfft.default, aten.fft_ihfftn.default, aten.stft.default]
+    assert all(_precision.is_fft_op(t) for t in transforms)
+    others = [aten.fft_fftshift.default, aten.fft_rfftfreq.default, aten.matmul.default, "fft_rfft", len]
+    assert not any(_precision.is_fft_op(t) for t in others)
 
 
 def test_matmul_ffts_under_tf32_on_cuda_warn_with_node_and_source_line(monkeypatch: pytest.MonkeyPatch) -> None:
