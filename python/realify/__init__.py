@@ -4,7 +4,15 @@ from ._core import version as core_version
 from ._lowering import LoweringReport, check_real_only, lower_graph_module
 from ._signature import Boundary, Signature
 from .artifact import load, save
-from .errors import ComplexDtypeRemainsError, GraphCaptureError, RealifyError, Status, TargetOpError, UnsupportedOpError
+from .errors import (
+    ComplexDtypeRemainsError,
+    GraphCaptureError,
+    RealifyError,
+    Status,
+    TargetOpError,
+    Tf32DftWarning,
+    UnsupportedOpError,
+)
 from .lower import lower
 from .onnx_export import export_onnx
 
@@ -19,6 +27,7 @@ __all__ = [
     "Signature",
     "Status",
     "TargetOpError",
+    "Tf32DftWarning",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",

@@ -17,17 +17,13 @@ from typing import Any
 import torch
 from torch import fx
 
-from .errors import user_source_line
+from .errors import Tf32DftWarning, user_source_line
 
 aten = torch.ops.aten
 _TRANSFORMS = frozenset({"aten::_fft_r2c", "aten::_fft_c2c", "aten::_fft_c2r", "aten::stft", "aten::istft"})
 _MATMUL_OPS = frozenset(
     {aten.matmul.default, aten.mm.default, aten.bmm.default, aten.addmm.default, aten.baddbmm.default}
 )
-
-
-class Tf32DftWarning(UserWarning):
-    """A DFT matmul would run in TF32, less precise than the torch.fft it replaces."""
 
 
 def cuda_matmul_tf32() -> bool:

@@ -65,3 +65,8 @@ class TargetOpError(RealifyError):
         where = source or "no source line recorded"
         why = f"which target={target!r} does not accept" if declared else "which realify's op set does not declare"
         super().__init__(f"realify emitted {op} (node {node!r}), {why}; lowered from {where}")
+
+
+class Tf32DftWarning(UserWarning):
+    """fft="matmul" made an FFT into DFT matmuls that TF32 would reach: less precise than torch.fft, which stays
+    float32 (realify._precision)."""

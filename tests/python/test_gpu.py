@@ -99,7 +99,7 @@ def test_tf32_reaches_matmul_dfts_only_and_warns(fft: str, tf32: bool) -> None:
     TF32 off keep torch.fft's precision without a word (realify._precision)."""
     import warnings
 
-    from realify._precision import Tf32DftWarning
+    from realify import Tf32DftWarning
 
     torch._dynamo.reset()
     x = torch.randn(64, 4096, device="cuda")

@@ -39,7 +39,7 @@ def _tf32_warnings(fft: str, tf32: bool, cuda: bool, monkeypatch: pytest.MonkeyP
         warnings.simplefilter("always")
         f = torch.compile(SpectrumMagnitude(), backend="realify", options={"backend": "eager", "fft": fft})
         torch.testing.assert_close(f(x), SpectrumMagnitude()(x))
-    return [str(w.message) for w in caught if issubclass(w.category, _precision.Tf32DftWarning)]
+    return [str(w.message) for w in caught if issubclass(w.category, realify.Tf32DftWarning)]
 
 
 def test_dft_matmuls_are_traced_to_their_fft_nodes() -> None:
