@@ -154,7 +154,7 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
     results.append(Result(case.name, shape, "realify+eager", time_ms(lambda: lowered(real_x), device, **t), err))
     if args.backend == "inductor":
         torch._dynamo.reset()
-        compiled = torch.compile(lowered, backend="inductor", dynamic=False)
+        compiled = torch.compile(lowered, backend="inductor", dynamic=False, mode=args.mode)
         kernels = kernel_count(lambda: compiled(real_x))  # the first call compiles
         err = rel_err(as_complex(compiled(real_x)), ref)
         ms = time_ms(lambda: compiled(real_x), device, **t)
@@ -163,7 +163,7 @@ def run_case(case: Case, args: argparse.Namespace, device: torch.device) -> list
         # fft="native": realify.fft_* operators over cuFFT/pocketfft, what the backend picks for Inductor
         native = realify.lower(make_fx(case.fn)(x), fft="native").to(device)
         torch._dynamo.reset()
-        compiled = torch.compile(native, backend="inductor", dynamic=False)
+        compiled = torch.compile(native, backend="inductor", dynamic=False, mode=args.mode)
         kernels = kernel_count(lambda: compiled(real_x))
         err = rel_err(as_complex(compiled(real_x)), ref)
         ms = time_ms(lambda: compiled(real_x), device, **t)
@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=None)
     p.add_argument("--iters", type=int, default=None)
     p.add_argument("--naive-max-bytes", type=float, default=8 * 2**30, help="skip naive matrices above this size")
+    p.add_argument("--mode", default=None, help="torch.compile mode, realify rows")
+    p.add_argument("--only", default=None, help="comma-separated case names (default: all)")
     p.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (faster on tensor cores, less precise)")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = p.parse_args(argv)
@@ -219,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     with torch.no_grad():
         for case in make_cases(args.small):
+            if args.only and case.name not in args.only.split(","):
+                continue
             results.extend(run_case(case, args, device))
     print(env_info(device))
     print(f"tf32 {args.tf32}, warmup {args.warmup}, iters {args.iters}")
