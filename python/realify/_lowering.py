@@ -17,7 +17,7 @@ from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
-from ._precision import dft_matmul_sources
+from ._precision import FftSource, dft_matmul_sources
 from ._signature import Boundary, Signature
 from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
 from .runtime import PackedArgCheck, unpack, unpack_storage
@@ -40,7 +40,7 @@ class LoweringReport:
     ir_before: str
     ir_after: str
     # the input graph's FFT nodes that became DFT matmuls (fft="matmul"): TF32 would reach them (realify._precision)
-    dft_matmul_sources: list[fx.Node] = field(default_factory=list)
+    dft_matmul_sources: list[FftSource] = field(default_factory=list)
 
 
 def _raise_lower_error(err: Any, t: Translation) -> None:

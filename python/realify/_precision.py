@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -24,6 +25,15 @@ _TRANSFORMS = frozenset({"aten::_fft_r2c", "aten::_fft_c2c", "aten::_fft_c2r", "
 _MATMUL_OPS = frozenset(
     {aten.matmul.default, aten.mm.default, aten.bmm.default, aten.addmm.default, aten.baddbmm.default}
 )
+
+
+@dataclass(frozen=True)
+class FftSource:
+    """An FFT node of the input graph that became DFT matmuls: names only, so a report keeps no graph alive."""
+
+    op: str
+    node: str
+    source: str | None  # the user's source line (node.stack_trace)
 
 
 def cuda_matmul_tf32() -> bool:
@@ -50,27 +60,27 @@ def is_fft_op(target: object) -> bool:
     return name.startswith("aten::fft_") and "shift" not in name and "freq" not in name
 
 
-def dft_matmul_sources(gm: fx.GraphModule, origins: Mapping[fx.Node, fx.Node]) -> list[fx.Node]:
+def dft_matmul_sources(gm: fx.GraphModule, origins: Mapping[fx.Node, fx.Node]) -> list[FftSource]:
     """The input graph's FFT nodes that the lowering turned into matmuls in gm, in graph order."""
     found: dict[fx.Node, None] = {}
     for node in gm.graph.nodes:
         src = origins.get(node)
         if node.op == "call_function" and node.target in _MATMUL_OPS and src is not None and is_fft_op(src.target):
             found[src] = None
-    return list(found)
+    return [FftSource(str(n.target), n.name, user_source_line(n)) for n in found]
 
 
 def on_cuda(values: Iterable[Any]) -> bool:
     return any(isinstance(v, torch.Tensor) and v.is_cuda for v in values)
 
 
-def warn_tf32_dfts(sources: list[fx.Node], compiler: str) -> None:
+def warn_tf32_dfts(sources: list[FftSource], compiler: str) -> None:
     """Warn that these FFT nodes' DFT matmuls will run in TF32 under `compiler`."""
     first = sources[0]
-    where = user_source_line(first) or "unknown source line"
+    where = first.source or "unknown source line"
     more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
     warnings.warn(
-        f"realify: fft='matmul' made {first.target} (node {first.name!r}, at {where}){more} into DFT matmuls, and "
+        f"realify: fft='matmul' made {first.op} (node {first.node!r}, at {where}){more} into DFT matmuls, and "
         f"TF32 is on for CUDA float32 matmuls, so {compiler} runs them in TF32: about 4e-4 relative error against "
         "torch.fft, which stays float32. Keep torch.fft's precision with fft='native' (or 'auto') or with TF32 off "
         "(torch.backends.cuda.matmul.fp32_precision = 'ieee').",
@@ -79,7 +89,7 @@ def warn_tf32_dfts(sources: list[fx.Node], compiler: str) -> None:
     )
 
 
-def tensorrt_options(sources: list[fx.Node], user: Mapping[str, Any] | None) -> dict[str, Any]:
+def tensorrt_options(sources: list[FftSource], user: Mapping[str, Any] | None) -> dict[str, Any]:
     """Torch-TensorRT settings for a lowered graph: TensorRT builds with TF32 unless told not to, so the engine
     keeps DFT matmuls float32 and otherwise follows torch's own matmul setting. The caller's settings win."""
     options: dict[str, Any] = {"disable_tf32": bool(sources) or not cuda_matmul_tf32()}

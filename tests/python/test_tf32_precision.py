@@ -48,7 +48,8 @@ def test_dft_matmuls_are_traced_to_their_fft_nodes() -> None:
     ffts = [n.name for n in gm.graph.nodes if _precision.is_fft_op(n.target)]
     assert len(ffts) == 2
     matmul = realify.lower(gm, fft="matmul").meta["realify_report"]
-    assert sorted(n.name for n in matmul.dft_matmul_sources) == sorted(ffts)
+    assert sorted(s.node for s in matmul.dft_matmul_sources) == sorted(ffts)
+    assert all(s.op.startswith("aten._fft_") for s in matmul.dft_matmul_sources)
     assert realify.lower(gm, fft="native").meta["realify_report"].dft_matmul_sources == []
     assert gm.graph.nodes  # the input graph is untouched
     assert [n.name for n in gm.graph.nodes if _precision.is_fft_op(n.target)] == ffts
