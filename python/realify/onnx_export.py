@@ -67,8 +67,9 @@ def export_onnx(
     dfts = lowered.graph_module.meta["realify_report"].dft_matmul_sources
     if dfts:
         program.model.metadata_props[DFT_MATMULS_KEY] = (
-            f"{len(dfts)} FFT op(s) as float32 DFT matmuls; build TensorRT engines without TF32 (trtexec --noTF32, "
-            "or clear BuilderFlag.TF32) to keep torch.fft's precision"
+            f"{len(dfts)} FFT op(s) as float32 DFT matmuls; to keep torch.fft's precision, build TensorRT engines "
+            "without TF32 (trtexec --noTF32, or clear BuilderFlag.TF32) and give ONNX Runtime's CUDA provider "
+            "use_tf32=0"
         )
     if destination is not None:
         program.save(
