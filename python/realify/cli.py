@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -203,7 +204,8 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     rep = lowered.graph_module.meta["realify_report"]
     report["analysis"] = {"complex_values": rep.complex_values, "subgraphs": rep.subgraphs,
                           "complex_inputs": rep.complex_input_names, "complex_params": rep.complex_const_targets,
-                          "complex_outputs": rep.complex_output_indices}
+                          "complex_outputs": rep.complex_output_indices,
+                          "dft_matmuls": [dataclasses.asdict(src) for src in rep.dft_matmul_sources]}
     report.update(nodes_before=rep.nodes_before, nodes_after=rep.nodes_after)
     progress(f"lowered: {rep.complex_values} complex values in {rep.subgraphs} subgraphs; "
              f"{rep.nodes_before} -> {rep.nodes_after} ops")

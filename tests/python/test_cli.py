@@ -175,6 +175,7 @@ def test_rope_with_input_file_and_fft_verify(work: dict[str, Any], capsys: pytes
     assert code == 0, err
     rep = json.loads((d / "fft.json").read_text())
     assert rep["analysis"]["complex_params"] == ["weight"] and rep["verify"]["passed"]
+    assert [d["op"] for d in rep["analysis"]["dft_matmuls"]] == ["aten.fft_rfft.default", "aten.fft_irfft.default"]
     assert rep["verify"]["inputs"].startswith("random")
     assert 0 < rep["verify"]["outputs"][0]["max_rel"] <= 1e-4  # DFT as matmul vs pocketfft: close, not equal
 
