@@ -88,10 +88,11 @@ def _torch_tensorrt(
     return lookup_backend("torch_tensorrt")(gm, example_inputs, options=options or {})
 
 
-def _onnxrt(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
-    from torch._dynamo.backends.registry import lookup_backend
+def _onnxrt(gm: fx.GraphModule, example_inputs: list[Any], use_tf32: bool = False) -> Callable[..., Any]:
+    """ONNX Runtime (realify._onnxrt; torch's own "onnxrt" backend is gone)."""
+    from ._onnxrt import compile_onnxrt
 
-    return lookup_backend("onnxrt")(gm, example_inputs)
+    return compile_onnxrt(gm, example_inputs, use_tf32=use_tf32)
 
 
 INNER_COMPILERS: dict[str, InnerCompiler] = {
@@ -188,6 +189,8 @@ def compile_lowered(
     dfts = report.dft_matmul_sources
     if name == "torch_tensorrt":
         inner_fn = functools.partial(inner_fn, options=_precision.tensorrt_options(dfts, tensorrt_options))
+    elif name == "onnxrt":  # its CUDA provider: TF32 as for TensorRT
+        inner_fn = functools.partial(inner_fn, use_tf32=not dfts and _precision.cuda_matmul_tf32())
     elif dfts and _precision.on_cuda(example_inputs) and _precision.cuda_matmul_tf32():
         _precision.warn_tf32_dfts(dfts, name)
     real_args = real_arguments(report.signature, example_inputs)
@@ -242,7 +245,8 @@ def realify_backend(
     """torch.compile(model, backend="realify", options={"backend": "inductor"}).
 
     options:
-      backend: "inductor" (default), "eager", "torch_tensorrt", "onnxrt", or a callable(gm, inputs).
+      backend: "inductor" (default), "eager", "torch_tensorrt", "onnxrt" (ONNX Runtime, realify._onnxrt; static
+        shapes), or a callable(gm, inputs).
       mode: torch.compile's mode for the inductor backend ("reduce-overhead" replays CUDA graphs, which removes
         the host's per-call cost where small kernels leave the GPU waiting).
       truncate_double: lower complex128 to float32 pairs (default False).
