@@ -64,9 +64,18 @@ def compile_onnxrt(gm: fx.GraphModule, example_inputs: list[Any], *, use_tf32: b
             custom_translation_table=translation_table(opset),
         )
     on_cuda = any(x.is_cuda for x in example_inputs)
-    session = ort.InferenceSession(
-        program.model_proto.SerializeToString(), providers=_providers(ort, on_cuda, use_tf32)
-    )
+    try:
+        session = ort.InferenceSession(
+            program.model_proto.SerializeToString(), providers=_providers(ort, on_cuda, use_tf32)
+        )
+    except Exception as e:  # onnxruntime's own exception types live in its C extension
+        if "NOT_IMPLEMENTED" not in str(e) or not any(x.dtype == torch.float64 for x in example_inputs):
+            raise
+        raise RealifyError(
+            f"backend 'onnxrt': ONNX Runtime has no kernel for a node of the exported model ({str(e).strip()}). "
+            "Its CPU provider lacks float64 kernels for some ops, and complex128 lowers to float64: "
+            "options={'truncate_double': True} runs the graph in float32"
+        ) from e
     names = [i.name for i in session.get_inputs()]
     if len(names) != len(example_inputs):
         raise RealifyError(f"backend 'onnxrt': the ONNX model takes {len(names)} inputs, gm {len(example_inputs)}")

@@ -115,6 +115,19 @@ def test_unsupported_graphs_get_a_clear_error() -> None:
         _compile(_ScaleBf16())(x, torch.polar(torch.ones(8), torch.randn(8)))
 
 
+def test_float64_ops_onnx_runtime_lacks_point_to_truncate_double() -> None:
+    e = zoo.entry("phase_math_c128")
+    model, args = e.make().eval(), e.inputs()
+    with pytest.raises(Exception, match="truncate_double"):
+        _compile(model)(*args)
+    with torch.no_grad():
+        outs, refs = _compile(model, truncate_double=True)(*args), model(*args)
+    assert any(r.dtype == torch.complex128 for r in refs)
+    for o, r in zip(outs, refs, strict=True):
+        assert o.dtype == r.dtype
+        torch.testing.assert_close(o, r, rtol=1e-5, atol=1e-5 * float(r.abs().max()))
+
+
 def test_the_session_is_reachable_and_runs_on_the_cpu_provider() -> None:
     gm = torch.fx.symbolic_trace(_Spectrum())
     x = torch.randn(3, 32)
