@@ -17,6 +17,7 @@ import torch
 from torch import fx
 from torch._dynamo.backends.common import fake_tensor_unsupported
 
+from ._precision import on_cuda
 from .errors import RealifyError, user_source_line
 
 
@@ -26,7 +27,7 @@ def _providers(ort: Any, on_cuda: bool, use_tf32: bool) -> list[Any]:
     return ["CPUExecutionProvider"]
 
 
-def _check_static(gm: fx.GraphModule, inputs: list[Any]) -> None:
+def _check_exportable(gm: fx.GraphModule, inputs: list[Any]) -> None:
     for x in inputs:
         if not isinstance(x, torch.Tensor):
             raise RealifyError(
@@ -55,7 +56,7 @@ def compile_onnxrt(gm: fx.GraphModule, example_inputs: list[Any], *, use_tf32: b
         raise RuntimeError("options['backend']='onnxrt' needs the onnxruntime package, which is not installed") from e
     from .onnx_ops import default_opset, translation_table
 
-    _check_static(gm, example_inputs)
+    _check_exportable(gm, example_inputs)
     opset = default_opset()
     ep = torch.export.export(gm, tuple(example_inputs), strict=False)
     with contextlib.redirect_stdout(io.StringIO()):  # the exporter prints its progress
@@ -63,10 +64,9 @@ def compile_onnxrt(gm: fx.GraphModule, example_inputs: list[Any], *, use_tf32: b
             ep, tuple(example_inputs), dynamo=True, opset_version=opset, verbose=False,
             custom_translation_table=translation_table(opset),
         )
-    on_cuda = any(x.is_cuda for x in example_inputs)
     try:
         session = ort.InferenceSession(
-            program.model_proto.SerializeToString(), providers=_providers(ort, on_cuda, use_tf32)
+            program.model_proto.SerializeToString(), providers=_providers(ort, on_cuda(example_inputs), use_tf32)
         )
     except Exception as e:  # onnxruntime's own exception types live in its C extension
         if "NOT_IMPLEMENTED" not in str(e) or not any(x.dtype == torch.float64 for x in example_inputs):

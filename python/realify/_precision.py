@@ -89,9 +89,15 @@ def warn_tf32_dfts(sources: list[FftSource], compiler: str) -> None:
     )
 
 
+def runtime_tf32(sources: list[FftSource]) -> bool:
+    """Whether a deployment runtime (TensorRT, ONNX Runtime's CUDA provider) may use TF32 for a lowered graph: never
+    where it holds DFT matmuls, else as torch's own matmul setting says."""
+    return not sources and cuda_matmul_tf32()
+
+
 def tensorrt_options(sources: list[FftSource], user: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Torch-TensorRT settings for a lowered graph: TensorRT builds with TF32 unless told not to, so the engine
-    keeps DFT matmuls float32 and otherwise follows torch's own matmul setting. The caller's settings win."""
-    options: dict[str, Any] = {"disable_tf32": bool(sources) or not cuda_matmul_tf32()}
+    """Torch-TensorRT settings for a lowered graph (TensorRT builds with TF32 unless told not to): runtime_tf32's
+    choice, under the caller's settings."""
+    options: dict[str, Any] = {"disable_tf32": not runtime_tf32(sources)}
     options.update(user or {})
     return options

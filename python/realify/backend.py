@@ -190,7 +190,7 @@ def compile_lowered(
     if name == "torch_tensorrt":
         inner_fn = functools.partial(inner_fn, options=_precision.tensorrt_options(dfts, tensorrt_options))
     elif name == "onnxrt":  # its CUDA provider: TF32 as for TensorRT
-        inner_fn = functools.partial(inner_fn, use_tf32=not dfts and _precision.cuda_matmul_tf32())
+        inner_fn = functools.partial(inner_fn, use_tf32=_precision.runtime_tf32(dfts))
     elif dfts and _precision.on_cuda(example_inputs) and _precision.cuda_matmul_tf32():
         _precision.warn_tf32_dfts(dfts, name)
     real_args = real_arguments(report.signature, example_inputs)
@@ -239,6 +239,18 @@ def _checked_inductor_config(config: Any) -> dict[str, Any] | None:
     return dict(config)
 
 
+def _checked_tensorrt_options(options: Any, inner: Any) -> dict[str, Any] | None:
+    """options["tensorrt_options"] checked before tracing: Torch-TensorRT settings by name, for its backend only."""
+    if options is None:
+        return None
+    if inner != "torch_tensorrt" or not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise ValueError(
+            f"tensorrt_options needs backend 'torch_tensorrt' and a dict of Torch-TensorRT settings, got "
+            f"{options!r} with backend {inner!r}"
+        )
+    return dict(options)
+
+
 def realify_backend(
     gm: fx.GraphModule, example_inputs: list[Any], options: dict[str, Any] | None = None, **_: Any
 ) -> Callable[..., Any]:
@@ -281,16 +293,7 @@ def realify_backend(
     direct = bool(opts.pop("direct", True))
     hoist = bool(opts.pop("hoist", True))
     inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
-    tensorrt_options = opts.pop("tensorrt_options", None)
-    if tensorrt_options is not None and (
-        inner != "torch_tensorrt"
-        or not isinstance(tensorrt_options, dict)
-        or not all(isinstance(k, str) for k in tensorrt_options)
-    ):
-        raise ValueError(
-            f"tensorrt_options needs backend 'torch_tensorrt' and a dict of Torch-TensorRT settings, got "
-            f"{tensorrt_options!r} with backend {inner!r}"
-        )
+    tensorrt_options = _checked_tensorrt_options(opts.pop("tensorrt_options", None), inner)
     static = _hoist.static_positions(example_inputs) if hoist else frozenset()
     _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
     if target is not None:

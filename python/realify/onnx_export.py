@@ -58,13 +58,14 @@ def export_onnx(
 
     opset = default_opset() if opset_version is None else opset_version
     lowered = lower(model, truncate_double=truncate_double, **lower_options(fft, opset))
-    real_args = tuple(real_arguments(lowered.graph_module.meta["realify_report"].signature, args))
+    report = lowered.graph_module.meta["realify_report"]
+    real_args = tuple(real_arguments(report.signature, args))
     destination = kwargs.pop("f", None)  # saved below, once the metadata is in
     program = torch.onnx.export(
         lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),
         **kwargs,
     )
-    dfts = lowered.graph_module.meta["realify_report"].dft_matmul_sources
+    dfts = report.dft_matmul_sources
     if dfts:
         program.model.metadata_props[DFT_MATMULS_KEY] = (
             f"{len(dfts)} FFT op(s) as float32 DFT matmuls; to keep torch.fft's precision, build TensorRT engines "
