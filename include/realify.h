@@ -22,7 +22,8 @@ typedef enum rf_status {
     RF_ERR_UNSUPPORTED, /* an op on a complex value has no rule */
     RF_ERR_INVALID,     /* the graph or an op's arguments are malformed */
     RF_ERR_DTYPE,       /* a dtype the policy refuses */
-    RF_ERR_NOMEM
+    RF_ERR_NOMEM,
+    RF_ERR_TARGET       /* realify emitted an op outside the declared op set or the target's part of it */
 } rf_status;
 
 typedef struct rf_error {
@@ -58,7 +59,10 @@ typedef struct rf_lower_options {
     int pair_words;       /* bfloat16 RoPE (Llama's float32 complex product between casts) reads and writes each
                              pair as one int32 word: contiguous loads and stores, for Inductor (default 0) */
     unsigned target;      /* RF_TARGET_* bit of the receiver (0: portable): where targets differ, the core picks
-                             the emission it takes whole (RF_TARGET_EXECUTORCH: part reads as slice + view) */
+                             the emission it takes whole (RF_TARGET_EXECUTORCH: part reads as slice + view). Every
+                             node realify emits must be in the declared op set and, with a bit, accepted by that
+                             target (RF_ERR_TARGET otherwise); nodes copied unchanged from the input are the user's
+                             own and never judged, whatever their op or name */
 } rf_lower_options;
 
 /* Planar boundaries. A complex buffer/constant or input that the lowered graph

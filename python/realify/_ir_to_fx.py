@@ -191,7 +191,7 @@ class Rebuilder:
 
 def _multi_output_name(outs: Sequence[Any]) -> str | None:
     """A multi-output node's own name: its outputs are NAME_0, NAME_1, ... (realify._fx_to_ir), so a node copied
-    from the input graph gets its input name back (realify.targets tells the user's ops from ours by it). A node
+    from the input graph gets its input name back (a name only: the C core marks what it copied). A node
     without outputs gets a fresh one."""
     return _fx_name(outs[0].name[:-2]) if outs and outs[0].name.endswith("_0") else None
 

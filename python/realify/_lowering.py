@@ -19,9 +19,16 @@ from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
 from ._precision import FftSource, dft_matmul_sources
 from ._signature import Boundary, Signature
-from .errors import ComplexDtypeRemainsError, RealifyError, Status, UnsupportedOpError, user_source_line
+from .errors import (
+    ComplexDtypeRemainsError,
+    RealifyError,
+    Status,
+    TargetOpError,
+    UnsupportedOpError,
+    user_source_line,
+)
 from .runtime import PackedArgCheck, unpack, unpack_storage
-from .targets import TARGETS, check_target, validate_target
+from .targets import TARGETS, validate_target
 
 
 @dataclass
@@ -43,9 +50,12 @@ class LoweringReport:
     dft_matmul_sources: list[FftSource] = field(default_factory=list)
 
 
-def _raise_lower_error(err: Any, t: Translation) -> None:
+def _raise_lower_error(err: Any, t: Translation, target: str) -> None:
     code, status_name, op, node_name, message, node_index = err.args
     fx_node = t.ir_nodes[node_index] if node_index is not None else t.nodes_by_value.get(node_name)
+    if Status(code) is Status.ERR_TARGET:  # node_name: the node realify emitted; fx_node: what it lowered
+        declared = _core.op_targets(op) is not None
+        raise TargetOpError(target, op, node_name, user_source_line(fx_node), declared) from None
     shown = fx_node.name if fx_node is not None else node_name
     if Status(code) is Status.ERR_UNSUPPORTED:
         raise UnsupportedOpError(op, shown, user_source_line(fx_node), message) from None
@@ -243,11 +253,11 @@ def lower_graph_module(
             fft=native_fft.core_code(strategy),
             planar=planar,
             rotary_op=rotary_op,
-            target=TARGETS[target],  # its op-set bit: the core picks among equivalent emissions by it
+            target=TARGETS[target],  # its op-set bit: the core checks what it emitted against it, and picks by it
             pair_words=pair_words,
         )
     except _core.LowerError as err:
-        _raise_lower_error(err, t)
+        _raise_lower_error(err, t, target)
         raise
     ir = read_graph(out_graph)
     new_gm, origins = _rebuild(gm, t, ir)
@@ -258,7 +268,6 @@ def lower_graph_module(
     new_gm.graph.eliminate_dead_code(is_impure_node=_is_impure)
     new_gm.recompile()
     check_real_only(new_gm)
-    check_target(new_gm, origins, target)
     report = LoweringReport(
         complex_values=info["complex_values"],
         subgraphs=info["subgraphs"],

@@ -17,6 +17,7 @@ class Status(IntEnum):
     ERR_INVALID = 3
     ERR_DTYPE = 4
     ERR_NOMEM = 5
+    ERR_TARGET = 6
 
 
 class RealifyError(Exception):

@@ -1,14 +1,12 @@
-"""target=: who receives the lowered graph, and the check that every op realify emitted is one it accepts.
+"""target=: who receives the lowered graph.
 
-The op set and each op's targets live in the C core (src/lower/opset.c); this module only reads them."""
+The op set, each op's targets and the check that every op realify emitted is one the target accepts live in the C
+core (src/lower/opset.c, src/lower/legality.c): it judges only the nodes it emitted, never those it copied unchanged
+from the input graph. This module only names the targets and reads the op set."""
 
 from __future__ import annotations
 
-import torch
-import torch.fx as fx
-
 from . import _core
-from .errors import TargetOpError, user_source_line
 
 # target= name -> the op-set bit it needs (0: the op only has to be declared; Inductor takes any aten op).
 TARGETS: dict[str, int] = {
@@ -31,21 +29,3 @@ def opset() -> dict[str, frozenset[str]]:
 def validate_target(target: str) -> None:
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
-
-
-def check_target(new_gm: fx.GraphModule, origins: dict[fx.Node, fx.Node], target: str) -> None:
-    """Raise TargetOpError on the first node realify emitted whose op `target` does not accept.
-
-    A node kept unchanged from the input graph (its origin has the same op and name: the C core copied it) is the
-    user's own real op, not ours to judge. `origins` maps lowered nodes to the input nodes the C core made them from."""
-    validate_target(target)
-    bit = TARGETS[target]
-    for node in new_gm.graph.nodes:
-        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
-            continue  # operator.* and other symbolic-size arithmetic: plain Python, every target runs it
-        orig = origins.get(node)
-        if orig is not None and orig.op == "call_function" and orig.target == node.target and orig.name == node.name:
-            continue
-        mask = _core.op_targets(str(node.target))
-        if mask is None or (bit and not mask & bit):
-            raise TargetOpError(target, str(node.target), node.name, user_source_line(node), mask is not None)

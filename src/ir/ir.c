@@ -355,6 +355,7 @@ const char *rf_status_name(rf_status s) {
     case RF_ERR_INVALID: return "invalid graph";
     case RF_ERR_DTYPE: return "dtype error";
     case RF_ERR_NOMEM: return "out of memory";
+    case RF_ERR_TARGET: return "op outside the target";
     }
     return "unknown";
 }

@@ -90,6 +90,7 @@ struct rf_node {
     rf_value **outs;
     size_t index; /* position in the graph's node list */
     const rf_node *origin; /* lowering output: the input-graph node it came from (valid while that graph lives) */
+    int copied;   /* lowering output: the origin itself, taken unchanged (the user's op, never judged by a target) */
     int line;     /* line in the text IR it was parsed from; 0 if none */
 };
 

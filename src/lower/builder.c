@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "lower/lower_internal.h"
 #include "lower/realops.h"
 
@@ -327,6 +328,12 @@ rf_attr rf_attr_of_value(rf_value *v) { return rf_attr_ref(v); }
 
 rf_attr rf_attr_of_rv(rf_rv x) { return x.v ? rf_attr_ref(x.v) : rf_attr_float(x.s); }
 
+static int has_complex_dtype_arg(const rf_node *n) {
+    for (size_t i = 0; i < n->nargs; i++)
+        if (n->args[i].attr.kind == RF_A_DTYPE && rf_dtype_is_complex(n->args[i].attr.dtype)) return 1;
+    return 0;
+}
+
 static void patch_complex_dtypes(rf_lowering *L, rf_attr *a) {
     if (a->kind == RF_A_DTYPE && rf_dtype_is_complex(a->dtype)) a->dtype = rf_component_of(L, a->dtype);
 }
@@ -334,6 +341,8 @@ static void patch_complex_dtypes(rf_lowering *L, rf_attr *a) {
 rf_node *rf_b_copy_node(rf_lowering *L, const rf_node *n, size_t nsubst, const char *const *names,
                         const rf_attr *attrs, rf_dtype dt, const char *suffix) {
     rf_node *m = rf_node_new(L->out, n->op, n->nargs, n->nouts);
+    /* taken as it is (a real node a REAL_TOO rule keeps): the user's op, exempt from target legality */
+    m->copied = nsubst == 0 && dt == RF_DT_COUNT && !rf_node_touches_complex(n) && !has_complex_dtype_arg(n);
     for (size_t i = 0; i < n->nargs; i++) {
         m->args[i].name = rf_strdup(L->out, n->args[i].name);
         size_t k = 0;

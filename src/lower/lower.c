@@ -60,6 +60,7 @@ static void copy_node(rf_lowering *L, const rf_node *n) {
         L->real_map[o->id] = m->outs[i];
     }
     m->origin = n;
+    m->copied = 1;
     rf_graph_append_node(L->out, m);
 }
 
@@ -213,6 +214,7 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     if (!L.failed) rf_planar_boundaries(L.out, L.opt.planar);
     if (!L.failed && (L.opt.target & RF_TARGET_EXECUTORCH) && rf_parts_as_slices(L.out) != 0)
         rf_fail(&L, NULL, RF_ERR_NOMEM, "out of memory");
+    if (!L.failed) rf_check_emitted_ops(&L);
     free(L.real_map);
     free(L.cx_map);
     free(L.fused);

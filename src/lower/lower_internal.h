@@ -28,5 +28,8 @@ struct rf_lowering {
     unsigned char *real_unread; /* input value id -> a real value read by fused nodes only (rf_set_unread) */
 };
 
+/* Fails the lowering on the first node it emitted (not copied from the input) that the declared op set, or the
+ * target named by the options, does not accept (src/lower/legality.c). */
+void rf_check_emitted_ops(rf_lowering *L);
 
 #endif
