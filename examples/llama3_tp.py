@@ -78,6 +78,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch", type=int, default=2)
     p.add_argument("--seq", type=int, default=16, help="prompt length")
     p.add_argument("--decode-steps", type=int, default=16, help="single-token steps after the prefill")
+    p.add_argument("--attention", choices=["matmul", "sdpa"], default="matmul",
+                   help="matmul: Meta's reference softmax attention; sdpa: F.scaled_dot_product_attention (torchtitan)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tol", type=float, default=1e-5, help="largest relative logit error accepted")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON (rank 0)")
@@ -107,6 +109,7 @@ def model_args(args: argparse.Namespace) -> llama3.ModelArgs:
         max_seq_len=args.max_seq_len,
         max_batch_size=args.batch,
         use_kv_cache=True,
+        attention=args.attention,
     )
 
 

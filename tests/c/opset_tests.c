@@ -85,10 +85,78 @@ static void test_emitted_ops_are_declared(void) {
     rf_graph_free(g);
 }
 
+/* Two copies of ops no rule emits (a multi-output attention, a custom op) around complex work: realify copied
+ * them, so no target judges them, whatever their names. */
+static const char *USER_OPS =
+    "graph {\n"
+    "  input %q: f32[2, 4, 8]\n"
+    "  input %f: c64[4]\n"
+    "  %a_0: f32[2, 4, 8], %a_1: f32[2, 4] = aten._scaled_dot_product_flash_attention_for_cpu.default(query=%q, "
+    "key=%q, value=%q)\n"
+    "  %b_0: f32[2, 4, 8], %b_1: f32[2, 4] = aten._scaled_dot_product_flash_attention_for_cpu.default(query=%a_0, "
+    "key=%q, value=%q)\n"
+    "  %c: f32[2, 4, 8] = mylib.mystery.default(x=%b_0)\n"
+    "  %c2: f32[2, 4, 8] = mylib.mystery.default(x=%c)\n"
+    "  %g: c64[4] = aten.mul.Tensor(self=%f, other=%f)\n"
+    "  output (%c2, %g)\n"
+    "}\n";
+
+static const char *EMITTED_OUTSIDE =
+    "graph {\n"
+    "  input %z: c64[3, 3]\n"
+    "  input %r: f32[3, 3]\n"
+    "  %m: f32[3, 3] = mylib.mystery.default(x=%r)\n"
+    "  %e: c64[3, 3] = aten.linalg_matrix_exp.default(self=%z)\n"
+    "  output (%m, %e)\n"
+    "}\n";
+
+static size_t count_op(const rf_graph *g, const char *op) {
+    size_t k = 0;
+    for (size_t i = 0; i < rf_graph_node_count(g); i++) k += strcmp(rf_graph_node_op(g, i), op) == 0;
+    return k;
+}
+
+static void test_legality_by_provenance(void) {
+    const unsigned targets[] = {0, RF_TARGET_TENSORRT, RF_TARGET_ONNX, RF_TARGET_EXECUTORCH, RF_TARGET_OPENVINO,
+                                RF_TARGET_COREML};
+    rf_graph *g = NULL, *out = NULL;
+    rf_error err = {0};
+    CHECK(rf_parse(USER_OPS, &g, &err) == RF_OK);
+    for (size_t t = 0; g && t < sizeof targets / sizeof targets[0]; t++) {
+        rf_lower_options opt;
+        rf_lower_options_init(&opt);
+        opt.target = targets[t];
+        CHECK(rf_lower(g, &opt, &out, &err) == RF_OK);
+        if (!out) continue;
+        CHECK(count_op(out, "aten._scaled_dot_product_flash_attention_for_cpu.default") == 2);
+        CHECK(count_op(out, "mylib.mystery.default") == 2);
+        rf_graph_free(out);
+        out = NULL;
+    }
+    rf_graph_free(g);
+    g = NULL;
+    /* an op realify emits is judged: matrix_exp's real form is in no deployment target's set */
+    CHECK(rf_parse(EMITTED_OUTSIDE, &g, &err) == RF_OK);
+    if (!g) return;
+    rf_lower_options opt;
+    rf_lower_options_init(&opt);
+    CHECK(rf_lower(g, &opt, &out, &err) == RF_OK); /* portable: declared is enough */
+    rf_graph_free(out);
+    out = NULL;
+    opt.target = RF_TARGET_TENSORRT;
+    memset(&err, 0, sizeof err);
+    CHECK(rf_lower(g, &opt, &out, &err) == RF_ERR_TARGET && out == NULL);
+    CHECK(strcmp(err.op, "aten.linalg_matrix_exp.default") == 0);
+    CHECK(err.node_pos == 2); /* the input node it lowered, for the user's source line */
+    CHECK(strstr(err.message, "outside the target's op set") != NULL);
+    rf_graph_free(g);
+}
+
 int main(void) {
     test_table_shape();
     test_lookups();
     test_emitted_ops_are_declared();
+    test_legality_by_provenance();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

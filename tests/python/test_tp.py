@@ -36,12 +36,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def tp_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+# "sdpa": attention as torchtitan writes it (F.scaled_dot_product_attention), which realify must pass through
+@pytest.fixture(scope="module", params=["matmul", "sdpa"])
+def tp_result(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("tp") / "result.json"
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={WORLD}", f"--master-port={free_port()}"]
     cmd += [str(EXAMPLE), "--device=cpu", "--inner=eager", f"--decode-steps={DECODE_STEPS}", f"--json={out}"]
-    cmd += [f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()]
+    cmd += [f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()] + [f"--attention={request.param}"]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -50,6 +51,7 @@ def tp_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     result = json.loads(out.read_text())
     result["_elapsed_s"] = elapsed
     result["_stdout"] = proc.stdout
+    result["_attention"] = request.param
     return result
 
 
@@ -102,6 +104,7 @@ def test_generated_tokens_match_eager(tp_result: dict[str, Any]) -> None:
         max_seq_len=TINY["max_seq_len"],
         max_batch_size=TINY["batch"],
         use_kv_cache=True,
+        attention=tp_result["_attention"],
     )
     model = llama3.build(cfg, seed=0)
     prompt = torch.tensor(tp_result["prompt"])

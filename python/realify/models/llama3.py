@@ -77,6 +77,8 @@ class ModelArgs:
     max_batch_size: int = 32
     max_seq_len: int = 2048
     use_kv_cache: bool = False
+    # "matmul": Meta's reference softmax(q k^T) v; "sdpa": F.scaled_dot_product_attention, as torchtitan writes it
+    attention: str = "matmul"
 
     @classmethod
     def from_params(cls, params: dict[str, Any], **overrides: Any) -> ModelArgs:
@@ -200,6 +202,9 @@ class Attention(nn.Module):
         self.max_batch_size = args.max_batch_size
         self.max_seq_len = args.max_seq_len
         self.use_kv_cache = args.use_kv_cache
+        if args.attention not in ("matmul", "sdpa"):
+            raise ValueError(f"attention must be 'matmul' or 'sdpa', not {args.attention!r}")
+        self.attention_impl = args.attention
 
         self.wq = nn.Linear(args.dim, self.n_heads * self.head_dim, bias=False)
         self.wk = nn.Linear(args.dim, self.n_kv_heads * self.head_dim, bias=False)
@@ -246,11 +251,14 @@ class Attention(nn.Module):
         xq = xq.transpose(1, 2)  # (b, h, s, d)
         keys = keys.transpose(1, 2)
         values = values.transpose(1, 2)
-        scores = torch.matmul(xq, keys.transpose(2, 3)) / math.sqrt(self.head_dim)
-        if mask is not None:
-            scores = scores + mask
-        scores = F.softmax(scores.float(), dim=-1).type_as(xq)
-        output = torch.matmul(scores, values)  # (b, h, s, d)
+        if self.attention_impl == "sdpa":
+            output = F.scaled_dot_product_attention(xq, keys, values, attn_mask=mask)
+        else:
+            scores = torch.matmul(xq, keys.transpose(2, 3)) / math.sqrt(self.head_dim)
+            if mask is not None:
+                scores = scores + mask
+            scores = F.softmax(scores.float(), dim=-1).type_as(xq)
+            output = torch.matmul(scores, values)  # (b, h, s, d)
         output = output.transpose(1, 2).contiguous().view(bsz, seqlen, -1)
         return self.wo(output)
 
