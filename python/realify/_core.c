@@ -321,7 +321,8 @@ static PyObject *status_codes(void) {
         const char *name;
         rf_status code;
     } codes[] = {STATUS(RF_OK),          STATUS(RF_ERR_PARSE), STATUS(RF_ERR_UNSUPPORTED),
-                 STATUS(RF_ERR_INVALID), STATUS(RF_ERR_DTYPE), STATUS(RF_ERR_NOMEM)};
+                 STATUS(RF_ERR_INVALID), STATUS(RF_ERR_DTYPE), STATUS(RF_ERR_NOMEM),
+                 STATUS(RF_ERR_TARGET)};
 #undef STATUS
     PyObject *d = PyDict_New();
     for (size_t i = 0; d && i < sizeof codes / sizeof codes[0]; i++) {
