@@ -1,6 +1,6 @@
 """istft's overlap-add as pads, views and a sum (src/rules/overlap_add.c): the ONNX model loads and runs in ONNX
-Runtime and OpenVINO (aten.unfold_backward became a ScatterND with int32 indices that ONNX Runtime refused), and
-the unfold_backward that make_fx leaves of istft lowers the same way."""
+Runtime and OpenVINO, the lowered program in ExecuTorch (aten.unfold_backward became a ScatterND with int32 indices
+that ONNX Runtime refused), and the unfold_backward that make_fx leaves of istft lowers the same way."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class InverseSpectrogram(torch.nn.Module):
 def cases() -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
     g = torch.Generator().manual_seed(0)
     spec = torch.stft(torch.randn(2, 60, generator=g), N_FFT, HOP, window=torch.hann_window(N_FFT),
-                      return_complex=True)
+                      return_complex=True).contiguous()  # stft returns a transposed view
     return {"istft": (Istft(), spec), "inverse_spectrogram": (InverseSpectrogram(), torch.randn(2, 70, generator=g))}
 
 
@@ -93,3 +93,17 @@ def test_complex_unfold_backward_is_an_overlap_add(size: int, step: int, frames:
     lowered = realify.lower(make_fx(f)(g))
     assert not any("unfold" in str(nd.target) for nd in lowered.graph.nodes)
     torch.testing.assert_close(torch.view_as_complex(lowered(torch.view_as_real(g))), f(g), rtol=1e-6, atol=1e-6)
+
+
+def test_inverse_spectrogram_runs_in_executorch_with_xnnpack() -> None:
+    pytest.importorskip("executorch", reason="needs executorch (make test installs it)")
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    model, x = cases()["inverse_spectrogram"]
+    lowered = realify.lower(torch.export.export(model, (x,)), target="executorch")
+    edge = to_edge_transform_and_lower(lowered, partitioner=[XnnpackPartitioner()])
+    buffer = edge.to_executorch().buffer  # held while the program runs: the runtime reads it in place
+    (out,) = Runtime.get().load_program(buffer).load_method("forward").execute([x])
+    torch.testing.assert_close(out, model(x), rtol=1e-5, atol=1e-5)
