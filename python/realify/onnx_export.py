@@ -11,6 +11,7 @@ translation of realify's ops to ONNX.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import torch
@@ -37,6 +38,17 @@ def lower_options(fft: str, opset: int) -> dict[str, Any]:
     return {"target": "onnx", "fft": fft_strategy(fft, opset), "rotary_op": opset >= ROTARY_MIN_OPSET}
 
 
+def write_metadata(model: Any, lowered: torch.export.ExportedProgram) -> dict[str, Any]:
+    """Write the complex signature of `lowered` (realify.lower's result) into an ONNX model's metadata_props, where
+    realify.load reads it. Returns the record."""
+    from .artifact import ONNX_KEY, signature_record
+
+    record = signature_record(lowered)
+    model.metadata_props[ONNX_KEY] = json.dumps(record, indent=1)
+    model.metadata_props["realify.version"] = record["realify_version"]
+    return record
+
+
 def export_onnx(
     model: torch.export.ExportedProgram,
     args: tuple[Any, ...],
@@ -49,7 +61,8 @@ def export_onnx(
     """Lower an ExportedProgram for ONNX (target="onnx") and export it with torch.onnx at `opset_version` (torch's
     default when None). `fft`: "auto" or "matmul" (DFT matmuls), "onnx-dft" (DFT nodes). Returns torch.onnx's
     ONNXProgram. `args` are the original program's: complex ones are passed in the lowered form (view_as_real).
-    `kwargs` go to torch.onnx.export.
+    `kwargs` go to torch.onnx.export. The model carries the complex signature (metadata `realify.signature`), so
+    realify.load of the saved file takes the original complex arguments.
 
     A model whose transforms became DFT matmuls says so in its metadata (DFT_MATMULS_KEY): TensorRT builds with TF32
     unless told not to, and TF32 matmuls are about 4e-4 off torch.fft (realify._precision)."""
@@ -65,6 +78,7 @@ def export_onnx(
         lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),
         **kwargs,
     )
+    write_metadata(program.model, lowered)
     dfts = report.dft_matmul_sources
     if dfts:
         program.model.metadata_props[DFT_MATMULS_KEY] = (

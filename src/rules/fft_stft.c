@@ -45,13 +45,6 @@ static rf_cx mul_parts(rf_lowering *L, rf_cx a, rf_cx b) {
     return rf_cx_values(re, rf_b_mul(L, a.re, b.im).v);
 }
 
-/* A size as an attribute: the int, or a sym_size node of x for a symbolic one. */
-static rf_attr size_attr(rf_lowering *L, rf_value *x, int d) {
-    if (!x->dims[d].sym) return rf_attr_int(x->dims[d].size);
-    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(d)}};
-    return rf_attr_ref(rf_b_op(L, "aten.sym_size.int", 2, args, RF_DT_SYMINT, 0, NULL, "_size"));
-}
-
 /* The window padded to n_fft, centred (torch pads a win_length window so). */
 typedef struct centring {
     int64_t left, right;
@@ -231,25 +224,15 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
 static rf_status stft_plain(rf_lowering *L, const rf_node *n) { return stft(L, n, 0); }
 static rf_status stft_center(rf_lowering *L, const rf_node *n) { return stft(L, n, 1); }
 
-/* Overlap-add of frames [B, frames, n_fft] into [B, len] (unfold_backward). */
+/* Overlap-add of frames [B, frames, n_fft] into [B, len] (rf_b_overlap_add: pads, views and a sum). */
 typedef struct overlap {
     const frame_args *fa;
-    rf_attr batch;
     int64_t len, nframes;
 } overlap;
 
 static rf_value *overlap_add(rf_lowering *L, rf_value *g, const void *arg) {
     const overlap *o = arg;
-    rf_attr sizes = rf_attr_list(rf_out_graph(L), 2);
-    sizes.items[0] = o->batch;
-    sizes.items[1] = rf_attr_int(o->len);
-    rf_arg args[5] = {{"grad_in", rf_attr_ref(g)},
-                      {"input_sizes", sizes},
-                      {"dim", rf_attr_int(1)},
-                      {"size", rf_attr_int(o->fa->n_fft)},
-                      {"step", rf_attr_int(o->fa->hop)}};
-    rf_dim d[2] = {g->dims[0], {o->len, NULL}};
-    return rf_b_op(L, "aten.unfold_backward.default", 5, args, g->dtype, 2, d, "_ola");
+    return rf_b_overlap_add(L, g, 1, o->fa->hop, o->len);
 }
 
 /* The window envelope: w^2 [n_fft] expanded over the frames, overlap-added. */
@@ -333,7 +316,7 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     frames = rf_cx_scale(L, frames, rf_num(sc));
     if (!frames.re.v) return rf_fft_done(&f, n, 0);
     int64_t expected = fa.n_fft + fa.hop * (nframes - 1);
-    overlap o = {&fa, size_attr(L, frames.re.v, 0), expected, nframes};
+    overlap o = {&fa, expected, nframes};
     int64_t start = rf_opt_bool(n, "center", 1) ? fa.n_fft / 2 : 0;
     int64_t end = has_length ? start + length : (start ? expected - fa.n_fft / 2 : expected);
     int64_t stop = end < expected ? end : expected;
@@ -342,7 +325,7 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     if (fa.window) { /* overlap-add of window^2 */
         rf_cx w = centred_window(L, rf_in_cx(L, n, "window", f.dt), fa.win, fa.n_fft);
         frames = mul_parts(L, frames, w);
-        overlap ow = {&fa, rf_attr_int(1), expected, nframes};
+        overlap ow = {&fa, expected, nframes};
         env = on_parts(L, mul_parts(L, w, w), envelope, &ow);
     } else { /* rectangular window: the envelope is a constant, computed here */
         rf_value *rect = rect_window(&f, fa.win, fa.n_fft);
@@ -553,7 +536,7 @@ const rf_rule_entry rf_rules_fft_stft[] = {
     {"aten.stft.default", stft_plain, RF_RULE_REAL_TOO},
     {"aten.stft.center", stft_center, RF_RULE_REAL_TOO},
     {"aten.istft.default", istft, 0},
-    /* what make_fx leaves of stft and istft: padding, framing, overlap-add, in-place views */
+    /* what make_fx leaves of stft and istft: padding, framing, in-place views (overlap-add: overlap_add.c) */
     {"aten.constant_pad_nd.default", constant_pad, 0},
     {"aten.pad.default", pad, 0},
     {"aten.reflection_pad1d.default", rf_lower_componentwise, 0},
@@ -564,7 +547,6 @@ const rf_rule_entry rf_rules_fft_stft[] = {
     {"aten.replication_pad3d.default", rf_lower_componentwise, 0},
     {"aten.as_strided.default", as_strided, 0},
     {"aten.unfold.default", rf_lower_componentwise, 0},
-    {"aten.unfold_backward.default", rf_lower_componentwise, 0},
     {"aten.transpose_.default", transpose_inplace, 0},
     {"aten.squeeze_.dim", squeeze_dim_inplace, 0},
     {"aten.squeeze_.default", squeeze_inplace, 0},
