@@ -6,9 +6,9 @@ BUILD := build/asan
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.realify-installed
 
-.PHONY: demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke random-programs
+.PHONY: corpus-table demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke random-programs
 
-$(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
+$(STAMP): pyproject.toml setup.py tests/corpus-requirements.txt tests/corpus-nodeps.txt $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
 	$(PY) -m pip install -q "torch==$(TORCH_VERSION)"
@@ -16,6 +16,10 @@ $(STAMP): pyproject.toml setup.py $(wildcard src/*/*.c src/*/*.h include/*.h pyt
 	# deploy targets for tests/python/test_deploy_*.py (executorch brings coremltools). Pinning torch keeps pip from
 	# replacing it; where a release does not fit that torch, the deploy tests skip with a reason.
 	$(PY) -m pip install -q executorch openvino "torch==$(TORCH_VERSION)" || echo "deploy-target packages not installed"
+	# the third-party model corpus (tests/python/test_corpus_*.py); a package that does not install skips its tests
+	$(PY) -m pip install -q -r tests/corpus-requirements.txt "torch==$(TORCH_VERSION)" || echo "corpus packages not installed"
+	$(PY) -m pip install -q --no-deps -r tests/corpus-nodeps.txt || echo "corpus packages (no-deps) not installed"
+	$(PY) tools/corpus_setup.py
 	$(PY) -m pip install -q --no-build-isolation -e .
 	touch $(STAMP)
 
@@ -35,9 +39,17 @@ lint: $(STAMP)
 # Two workers, one file each at a time: the OpInfo file (the slow one) measures once on its worker.
 PYTEST_WORKERS ?= 2
 test-python: $(STAMP)
+	rm -rf build/corpus
 	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=25 tests/python
 
 test: test-c fuzz-smoke lint test-python
+	@$(PY) tools/corpus_table.py --print || true
+
+# The README's corpus table, from a fresh run of the corpus tests.
+corpus-table: $(STAMP)
+	rm -rf build/corpus
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests/python/test_corpus_*.py || true
+	$(PY) tools/corpus_table.py
 
 demo: $(STAMP)
 	$(PY) -m realify.demo
