@@ -153,6 +153,8 @@ CASES = [
         "diagonal_backward", "aten.diagonal_backward.default",
         lambda g: A.diagonal_backward(g, [3, 4], 1, 0, 1), zz(3)
     ),
+    Case("tanh_backward", "aten.tanh_backward.default", lambda g, y: A.tanh_backward(g, y), z2(3, 4)),
+    Case("sigmoid_backward", "aten.sigmoid_backward.default", lambda g, y: A.sigmoid_backward(g, y), z2(3, 4)),
     # torch.export and pre-dispatch tracing keep detach; plain make_fx traces it as alias from torch 2.15 on
     Case("detach", "aten.detach.default", lambda x: x.detach(), zz(3, 4), pre_dispatch=True),
     Case("detach_dispatch", ("aten.detach.default", "aten.alias.default"), lambda x: x.detach(), zz(3, 4)),
