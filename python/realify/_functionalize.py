@@ -104,16 +104,20 @@ def functionalize_graph(gm: fx.GraphModule) -> fx.GraphModule:
             )
         vals.append(p.meta["val"])
     fakes, mode = _fake_inputs(vals)
-    # attributes enter as fakes of their own values, so that the retrace reads what the module holds
+    # attributes enter as fakes of their own values, so that the retrace reads what the module holds; detached,
+    # since the retrace only rewrites mutations: a parameter's requires_grad would make the trace run autograd's
+    # kernels, which refuse complex slice_scatter and the like (the parameters themselves are put back in _restore)
+    fakes = [v.detach() if isinstance(v, torch.Tensor) and v.requires_grad else v for v in fakes]
+    attrs = [fetch_attr(gm, target).detach() for target in targets]
     with mode:
-        for i, target in enumerate(targets):
-            fakes[n_inputs + i] = mode.from_tensor(fetch_attr(gm, target), static_shapes=True)
+        for i, attr in enumerate(attrs):
+            fakes[n_inputs + i] = mode.from_tensor(attr, static_shapes=True)
 
     def run(*args: Any) -> Any:
         return fx.Interpreter(lifted).run(*args)
 
     fn = torch.func.functionalize(run, remove="mutations")
-    with fx_traceback.preserve_node_meta(), mode:
+    with fx_traceback.preserve_node_meta(), mode, torch.no_grad():
         new = make_fx(fn, record_module_stack=True)(*fakes)
     return _restore(gm, new, targets, n_inputs)
 

@@ -165,7 +165,8 @@ static void check_signature(verifier *V, const rf_node *n, const rf_op_info *inf
     for (const char *p = info->required; *p && !V->failed;) {
         size_t len = strcspn(p, " ");
         int is_list = len > 2 && p[len - 2] == '[';
-        size_t name_len = is_list ? len - 2 : len;
+        int or_number = len > 1 && p[len - 1] == '#'; /* a wrapped number: autograd's other.conj() of a scalar */
+        size_t name_len = is_list ? len - 2 : or_number ? len - 1 : len;
         const rf_attr *a = arg_of(n, p, name_len);
         if (!a || a->kind == RF_A_NONE) {
             vfail(V, "required argument '%.*s' is missing", (int)name_len, p);
@@ -174,6 +175,8 @@ static void check_signature(verifier *V, const rf_node *n, const rf_op_info *inf
             for (size_t i = 0; i < a->n && !V->failed; i++)
                 if (!is_tensor_value(&a->items[i]))
                     vfail(V, "item %zu of '%.*s' is not a tensor", i, (int)name_len, p);
+        } else if (or_number && (a->kind == RF_A_INT || a->kind == RF_A_FLOAT || a->kind == RF_A_BOOL ||
+                                 a->kind == RF_A_COMPLEX)) {
         } else if (name_len == 4 && strncmp(p, "self", 4) == 0 && !is_tensor_value(a)) {
             vfail(V, "argument 'self' must be a tensor");
         }

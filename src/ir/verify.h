@@ -19,7 +19,7 @@
 /* What the verifier knows of an op that has a lowering rule. */
 typedef struct rf_op_info {
     const char *op;
-    const char *required; /* space-separated required tensor args; "x[]" is a list */
+    const char *required; /* space-separated required tensor args; "x[]" is a list, "x#" a tensor or a number */
     int nresults;         /* tensor results; -1: a list of any length; RF_SYMBOLIC_RESULT: one symbolic int */
 } rf_op_info;
 

@@ -1,5 +1,6 @@
 /* Building complex values from real ones and taking them apart. */
 #include "cxmath/cxmath.h"
+#include "lower/realops.h"
 #include "rules/rules.h"
 
 static rf_status view_as_real(rf_lowering *L, const rf_node *n) {
@@ -55,8 +56,17 @@ static rf_status imag_part(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* self may be a number: a backward graph conjugates the wrapped scalar of x * 1j (grad * conj(1j)), whose
+ * result is a 0-dim complex tensor. */
 static rf_status conjugate(rf_lowering *L, const rf_node *n) {
-    rf_set_cx(L, n->outs[0], rf_cx_conj(L, rf_in_cx(L, n, "self", rf_work_dtype(L, n))));
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx c = rf_cx_conj(L, rf_in_cx(L, n, "self", w));
+    RF_CHECK(L);
+    if (!c.re.v) {
+        c.re = rf_val(rf_b_scalar_tensor(L, c.re.s, w));
+        if (!c.im_zero) c.im = rf_val(rf_b_tensor_of(L, c.im, w));
+    }
+    rf_set_cx(L, n->outs[0], c);
     return RF_OK;
 }
 

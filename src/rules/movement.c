@@ -165,6 +165,10 @@ const rf_rule_entry rf_rules_movement[] = {
     {"aten.resize.default", rf_lower_componentwise, 0},
     {"aten.resize_as.default", rf_lower_componentwise, 0},
     {"aten.slice_scatter.default", fill_src, 0},
+    /* the gradients of views (aot_autograd's backward graphs): linear, so each half goes through alone */
+    {"aten.slice_backward.default", rf_lower_componentwise, 0},
+    {"aten.select_backward.default", rf_lower_componentwise, 0},
+    {"aten.diagonal_backward.default", rf_lower_componentwise, 0},
     {"aten.select_scatter.default", fill_src, 0},
     {"aten.diagonal_scatter.default", fill_src, 0},
     {"aten.masked_scatter.default", fill_source, 0},

@@ -14,6 +14,7 @@ extern const rf_rule_entry rf_rules_factory[];
 extern const rf_rule_entry rf_rules_fft_aten[];
 extern const rf_rule_entry rf_rules_fft_ops[];
 extern const rf_rule_entry rf_rules_fft_stft[];
+extern const rf_rule_entry rf_rules_grad[]; /* gradients of elementwise functions */
 extern const rf_rule_entry rf_rules_linalg[];
 extern const rf_rule_entry rf_rules_linalg_spectral[]; /* linalg spectral family */
 extern const rf_rule_entry rf_rules_movement[];

@@ -10,7 +10,7 @@
 
 static const rf_rule_entry *const families[] = {
     rf_rules_arith,    rf_rules_compare,  rf_rules_construct, rf_rules_convert,  rf_rules_creation,
-    rf_rules_factory,  rf_rules_fft_aten, rf_rules_fft_ops,   rf_rules_fft_stft, rf_rules_linalg,
+    rf_rules_factory,  rf_rules_fft_aten, rf_rules_fft_ops,   rf_rules_fft_stft, rf_rules_grad, rf_rules_linalg,
     rf_rules_movement, rf_rules_overlap_add, rf_rules_power,    rf_rules_products,  rf_rules_reduce,   rf_rules_shape,
     rf_rules_unary,    rf_rules_linalg_solve, rf_rules_linalg_export, rf_rules_linalg_spectral,
 };

@@ -146,6 +146,15 @@ CASES = [
     Case("unbind", "aten.unbind.int", lambda x: x.unbind(1), zz(3, 4)),
     Case("clone", "aten.clone.default", lambda x: x.clone(), zz(3, 4)),
     Case("alias", "aten.alias.default", lambda x: A.alias.default(x), zz(3, 4)),
+    # the gradients of views, as aot_autograd's backward graphs hold them
+    Case("slice_backward", "aten.slice_backward.default", lambda g: A.slice_backward(g, [4, 6], 1, 1, 5, 2), zz(4, 2)),
+    Case("select_backward", "aten.select_backward.default", lambda g: A.select_backward(g, [3, 4], 0, 1), zz(4)),
+    Case(
+        "diagonal_backward", "aten.diagonal_backward.default",
+        lambda g: A.diagonal_backward(g, [3, 4], 1, 0, 1), zz(3)
+    ),
+    Case("tanh_backward", "aten.tanh_backward.default", lambda g, y: A.tanh_backward(g, y), z2(3, 4)),
+    Case("sigmoid_backward", "aten.sigmoid_backward.default", lambda g, y: A.sigmoid_backward(g, y), z2(3, 4)),
     # torch.export and pre-dispatch tracing keep detach; plain make_fx traces it as alias from torch 2.15 on
     Case("detach", "aten.detach.default", lambda x: x.detach(), zz(3, 4), pre_dispatch=True),
     Case("detach_dispatch", ("aten.detach.default", "aten.alias.default"), lambda x: x.detach(), zz(3, 4)),
