@@ -48,6 +48,7 @@ class Translation:
     complex_values: int = 0
     value_names: dict[fx.Node, list[str]] = field(default_factory=dict)
     ir_nodes: list[fx.Node] = field(default_factory=list)  # FX node of each IR node, in IR order
+    graph_attrs: list[str] = field(default_factory=list)  # get_attr targets of higher-order ops' bodies
 
 
 def op_name(target: Any) -> str | None:
@@ -101,6 +102,7 @@ class _Translator:
         self.complex_values = 0
         self.multi: set[fx.Node] = set()  # nodes whose value is a tuple or list
         self.ir_nodes: list[fx.Node] = []
+        self.graph_attrs: dict[fx.Node, str] = {}  # get_attr of a GraphModule (a HOP's body): "@graph:<target>"
 
     def fresh(self, hint: str) -> str:
         name, k = hint, 0
@@ -133,6 +135,8 @@ class _Translator:
         return "%" + self.names[node][0]
 
     def attr(self, a: Any) -> str:
+        if isinstance(a, fx.Node) and a in self.graph_attrs:
+            return _quote("@graph:" + self.graph_attrs[a])
         if isinstance(a, fx.Node):
             return self.value_ref(a)
         if a is None:
@@ -188,7 +192,13 @@ class _Translator:
             if src in self.multi:
                 return  # an output of a multi-output node
         name = op_name(target)
-        if name is None:
+        if isinstance(target, torch._ops.HigherOrderOperator):
+            # a HOP the C core copies (realify._hops made its operands and results real); always a tuple of results
+            name = f"py:higher_order.{target.name()}"
+            self.callables[name] = target
+            if not isinstance(node.meta.get("val"), (list, tuple)):
+                raise GraphCaptureError(f"{node.name} ({name[3:]}) has no tuple of results in meta['val']")
+        elif name is None:
             name = f"py:{getattr(target, '__module__', None) or 'builtins'}.{getattr(target, '__qualname__', target)}"
             name = name.replace(" ", "_").replace("<", "_").replace(">", "_")
             self.callables[name] = target
@@ -202,6 +212,8 @@ class _Translator:
             raise GraphCaptureError(
                 f"node {node.name} has no meta['val']; capture the graph with torch.export, make_fx or aot_autograd"
             )
+        elif val is None and node.users:
+            vals = [None]  # an object other nodes take (_enter_autocast's context, for _exit_autocast)
         elif val is None:
             vals = []
         else:
@@ -288,6 +300,9 @@ def fx_to_ir(gm: fx.GraphModule) -> Translation:
             placeholders.append(node)
         elif node.op == "get_attr":
             value = fetch_attr(gm, node.target)
+            if isinstance(value, fx.GraphModule):  # a higher-order op's body: passed by name, not as a value
+                t.graph_attrs[node] = node.target
+                continue
             if not isinstance(value, torch.Tensor):
                 raise GraphCaptureError(f"get_attr {node.target} is a {type(value).__name__}, not a tensor")
             (decl,) = t.define(node, [value])
@@ -317,6 +332,7 @@ def fx_to_ir(gm: fx.GraphModule) -> Translation:
         complex_values=t.complex_values,
         value_names=t.names,
         ir_nodes=t.ir_nodes,
+        graph_attrs=sorted(set(t.graph_attrs.values())),
     )
 
 

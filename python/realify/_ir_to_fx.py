@@ -56,12 +56,21 @@ class IRGraph:
     outputs: list[tuple[Any, str | None]] = field(default_factory=list)
 
 
+@dataclass
+class GraphRef:
+    """A higher-order op's body, by its attribute path ("@graph:<target>" in the IR)."""
+
+    target: str
+
+
 def _decode_str(s: str) -> Any:
     """A string attribute: "@tag:value" strings carry torch objects, "@@..." escapes a leading "@"."""
     if s.startswith("@@"):
         return s[1:]
     if s.startswith("@"):
         tag, _, value = s[1:].partition(":")
+        if tag == "graph":
+            return GraphRef(value)
         if tag == "device":
             return torch.device(value)
         if tag in ("layout", "memory_format"):
@@ -139,10 +148,15 @@ class Rebuilder:
         self.graph = graph
         self.callables = callables
         self.env: dict[str, fx.Node] = {}
+        self.bodies: dict[str, fx.Node] = {}
 
     def arg(self, a: Any) -> Any:
         if isinstance(a, Ref):
             return self.env[a.name]
+        if isinstance(a, GraphRef):  # one get_attr per body, made where first read
+            if a.target not in self.bodies:
+                self.bodies[a.target] = self.graph.get_attr(a.target)
+            return self.bodies[a.target]
         if isinstance(a, list):
             return [self.arg(x) for x in a]
         return a
@@ -197,6 +211,8 @@ def _multi_output_name(outs: Sequence[Any]) -> str | None:
 
 
 def _returns_sequence(target: Any) -> bool:
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return True  # the HOPs realify copies return tuples (realify._fx_to_ir checks)
     if isinstance(target, torch._ops.OpOverload):
         rets = target._schema.returns
         return len(rets) > 1 or (len(rets) == 1 and isinstance(rets[0].type, torch.ListType))

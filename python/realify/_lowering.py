@@ -15,6 +15,7 @@ from . import _core, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
 from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
+from ._hops import lower_hop_bodies
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
 from ._precision import FftSource, dft_matmul_sources
@@ -124,6 +125,8 @@ def _rebuild(gm: fx.GraphModule, t: Translation, ir: IRGraph) -> tuple[fx.GraphM
         p.meta = {k: v for k, v in orig.meta.items() if k != "val"}
         rb.env[decl.name] = p
     root = torch.nn.Module()
+    for target in t.graph_attrs:  # higher-order ops' bodies (lowered already by realify._hops)
+        install_attr(root, target, fetch_attr(gm, target), "module")
     device = _graph_device(gm, t)
     written = {
         n.args[0].target
@@ -243,6 +246,13 @@ def lower_graph_module(
     if strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT itself
         native_fft.register_inductor_decompositions()
     gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
+
+    def lower_body(body: fx.GraphModule) -> tuple[fx.GraphModule, LoweringReport]:
+        return lower_graph_module(
+            body, truncate_double=truncate_double, fft=fft, rotary_op=rotary_op, target=target, pair_words=pair_words
+        )
+
+    gm = lower_hop_bodies(gm, lower_body)  # higher-order ops' bodies lowered, their operands and results real
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:

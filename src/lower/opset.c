@@ -91,6 +91,7 @@ static const rf_opset_entry opset[] = {
     {"aten.clone.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.col2im.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.constant_pad_nd.default", CORE | TRT | ONNX | ET | OV | CML},
+    {"aten.convolution.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.copy.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.copy_.default", TRT | ONNX | ET | OV},
     {"aten.cos.default", CORE | TRT | ONNX | ET | OV | CML},

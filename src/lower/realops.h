@@ -64,6 +64,8 @@ rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int
  * (slice) or x followed by zeros (constant_pad_nd); dim must be static. */
 rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size);
 rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1); /* x itself when d0 == d1 */
+/* x.permute(perm) (perm a permutation of x's dims, non-negative); x itself for the identity */
+rf_value *rf_b_permute(rf_lowering *L, rf_value *x, size_t n, const int64_t *perm);
 rf_value *rf_b_flip(rf_lowering *L, rf_value *x, int64_t dim);
 rf_value *rf_b_unsqueeze(rf_lowering *L, rf_value *x, int64_t dim);
 rf_value *rf_b_squeeze(rf_lowering *L, rf_value *x, int64_t dim); /* squeeze.dim */

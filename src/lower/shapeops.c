@@ -39,6 +39,28 @@ rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1) {
     return rf_b_op(L, "aten.transpose.int", 3, args, x->dtype, x->rank, d, "_tr");
 }
 
+/* x.permute(perm); x itself for the identity. */
+rf_value *rf_b_permute(rf_lowering *L, rf_value *x, size_t n, const int64_t *perm) {
+    if (!x || !rank_ok(L, x, "permute", 0)) return NULL;
+    if ((int)n != x->rank) {
+        rf_fail(L, NULL, RF_ERR_INVALID, "permute of a rank-%d tensor by %zu dims", x->rank, n);
+        return NULL;
+    }
+    rf_dim d[CAP];
+    int identity = 1, seen[CAP] = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= x->rank || seen[perm[i]]++) {
+            rf_fail(L, NULL, RF_ERR_INVALID, "permute: dims are not a permutation");
+            return NULL;
+        }
+        d[i] = x->dims[perm[i]];
+        identity &= perm[i] == (int64_t)i;
+    }
+    if (identity) return x;
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dims", rf_attr_ints(rf_out_graph(L), n, perm)}};
+    return rf_b_op(L, "aten.permute.default", 2, args, x->dtype, x->rank, d, "_perm");
+}
+
 rf_value *rf_b_flip(rf_lowering *L, rf_value *x, int64_t dim) {
     int64_t d;
     if (!x || !rf_b_dim(L, x, dim, 0, "flip", &d)) return NULL;

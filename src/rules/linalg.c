@@ -68,6 +68,43 @@ rf_value *rf_packed_matrix_product(rf_lowering *L, const rf_node *n, const char 
     return rf_b_unflatten(L, real_product(L, op, lhs, rhs), -1, 2, split);
 }
 
+static int part_tensors(rf_cx a) { return a.re.v && a.re.v->rank >= 1 && (a.im_zero || a.im.v); }
+
+rf_value *rf_packed_matmul(rf_lowering *L, rf_cx a, rf_cx b) {
+    if (rf_status_of(L) != RF_OK || !part_tensors(a) || !part_tensors(b) || b.im_zero || b.re.v->rank < 2 ||
+        b.re.v->dims[b.re.v->rank - 1].sym)
+        return NULL;
+    rf_value *lhs, *rhs;
+    if (!a.im_zero) {
+        lhs = rf_b_flatten(L, rf_b_stack2(L, a.re.v, a.im.v, -1), -2, -1);
+        rhs = real_embedding(L, b.re.v, b.im.v);
+    } else {
+        lhs = a.re.v;
+        rhs = rf_b_flatten(L, rf_b_stack2(L, b.re.v, b.im.v, -1), -2, -1);
+    }
+    int64_t split[2] = {b.re.v->dims[b.re.v->rank - 1].size, 2};
+    return rf_b_unflatten(L, rf_b_matmul(L, lhs, rhs), -1, 2, split);
+}
+
+rf_cx rf_cx_matmul(rf_lowering *L, rf_cx a, rf_cx b) {
+    /* a known imaginary part that is no tensor (conj of a real operand: -0) takes part as one */
+    if (!a.im_zero && !a.im.v) a.im = rf_val(rf_cx_im_value(L, a));
+    if (!b.im_zero && !b.im.v) b.im = rf_val(rf_cx_im_value(L, b));
+    if (!part_tensors(a) || !part_tensors(b)) {
+        rf_fail(L, NULL, RF_ERR_INVALID, "matmul needs tensor operands of rank >= 1");
+        return rf_cx_real(rf_num(0));
+    }
+    rf_value *packed = rf_packed_matmul(L, a, b);
+    if (packed) return rf_b_unpack(L, packed);
+    rf_value *re = rf_b_matmul(L, a.re.v, b.re.v);
+    if (a.im_zero && b.im_zero) return rf_cx_real(rf_val(re));
+    if (b.im_zero) return rf_cx_values(re, rf_b_matmul(L, a.im.v, b.re.v));
+    if (a.im_zero) return rf_cx_values(re, rf_b_matmul(L, a.re.v, b.im.v));
+    rf_rv out_re = rf_b_sub(L, rf_val(re), rf_val(rf_b_matmul(L, a.im.v, b.im.v)));
+    rf_rv out_im = rf_b_add(L, rf_val(rf_b_matmul(L, a.re.v, b.im.v)), rf_val(rf_b_matmul(L, a.im.v, b.re.v)));
+    return rf_cx_make(out_re, out_im);
+}
+
 static rf_status matrix_product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {
     rf_packed_op op = {n->op, a_name, b_name};
     rf_value *packed = rf_packed_matrix_product(L, n, a_name, b_name, &op);

@@ -17,4 +17,12 @@ typedef struct rf_packed_op {
 rf_value *rf_packed_matrix_product(rf_lowering *L, const rf_node *n, const char *a_arg, const char *b_arg,
                                    const rf_packed_op *op);
 
+/* a @ b (torch.matmul, batch dims broadcast) of complex parts as one real matmul on the packed layout: the packed
+ * [..., N, 2] result, or NULL (nothing emitted) where the form does not apply: b real, known real or a vector, a
+ * symbolic column count. */
+rf_value *rf_packed_matmul(rf_lowering *L, rf_cx a, rf_cx b);
+/* a @ b as torch.matmul of complex operands: the packed product where it applies, else products of the parts (two
+ * when one operand is known real, one when both are). */
+rf_cx rf_cx_matmul(rf_lowering *L, rf_cx a, rf_cx b);
+
 #endif

@@ -7,6 +7,8 @@
 
 extern const rf_rule_entry rf_rules_arith[];
 extern const rf_rule_entry rf_rules_compare[];
+extern const rf_rule_entry rf_rules_composite[];      /* products torch.export keeps: linear, tensordot, ... */
+extern const rf_rule_entry rf_rules_composite_conv[]; /* convolutions torch.export keeps */
 extern const rf_rule_entry rf_rules_construct[];
 extern const rf_rule_entry rf_rules_convert[];
 extern const rf_rule_entry rf_rules_creation[];

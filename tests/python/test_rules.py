@@ -421,6 +421,41 @@ CASES = [
             ("tensorsolve", "aten.linalg_tensorsolve.default", lambda a, b: torch.linalg.tensorsolve(a, b[:, 0])),
         ]
     ],
+    # composite products and convolutions torch.export keeps whole (tests/python/test_export_composite.py exports them)
+    *[
+        Case(name, op, fn, args, True)
+        for name, op, fn, args in [
+            ("linear", "aten.linear.default", lambda x, w, b: F.linear(x, w, b),
+             lambda dt: (z(dt, 2, 4), z(dt, 3, 4, seed=1), z(dt, 3, seed=2))),
+            ("bilinear", "aten.bilinear.default", F.bilinear,
+             lambda dt: (z(dt, 2, 4), z(dt, 2, 3, seed=1), z(dt, 5, 4, 3, seed=2), z(dt, 5, seed=3))),
+            ("tensordot", "aten.tensordot.default", lambda a, b: torch.tensordot(a, b, dims=([0, 2], [1, 0])),
+             lambda dt: (z(dt, 2, 3, 4), z(dt, 4, 2, 5, seed=1))),
+            ("inner", "aten.inner.default", torch.inner, lambda dt: (z(dt, 2, 4), z(dt, 3, 4, seed=1))),
+            ("multi_dot", "aten.linalg_multi_dot.default", lambda *t: torch.linalg.multi_dot(t),
+             lambda dt: (z(dt, 4), z(dt, 4, 3, seed=1), z(dt, 3, 2, seed=2), z(dt, 2, 5, seed=3))),
+            ("conv1d", "aten.conv1d.default", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1),
+             lambda dt: (z(dt, 2, 2, 7), z(dt, 3, 2, 3, seed=1), z(dt, 3, seed=2))),
+            ("conv1d_same", "aten.conv1d.padding", lambda x, w: F.conv1d(x, w, padding="same"),
+             lambda dt: (z(dt, 2, 7), z(dt, 3, 2, 4, seed=1))),
+            ("conv2d", "aten.conv2d.default", lambda x, w, b: F.conv2d(x, w, b, dilation=2, groups=2),
+             lambda dt: (z(dt, 1, 4, 6, 6), z(dt, 2, 2, 2, 2, seed=1), z(dt, 2, seed=2))),
+            ("conv2d_same", "aten.conv2d.padding", lambda x, w, b: F.conv2d(x, w, b, padding="same"),
+             lambda dt: (z(dt, 1, 2, 5, 6), z(dt, 3, 2, 2, 3, seed=1), z(dt, 3, seed=2))),
+            ("conv3d", "aten.conv3d.default", lambda x, w: F.conv3d(x, w, padding=(1, 0, 1)),
+             lambda dt: (z(dt, 1, 2, 3, 3, 3), z(dt, 2, 2, 2, 2, 2, seed=1))),
+            ("conv3d_valid", "aten.conv3d.padding", lambda x, w: F.conv3d(x, w, padding="valid"),
+             lambda dt: (z(dt, 2, 3, 3, 3), z(dt, 2, 2, 2, 2, 2, seed=1))),
+            ("conv_transpose1d", "aten.conv_transpose1d.default",
+             lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2),
+             lambda dt: (z(dt, 1, 2, 4), z(dt, 2, 3, 3, seed=1), z(dt, 3, seed=2))),
+            ("conv_transpose2d", "aten.conv_transpose2d.input",
+             lambda x, w: F.conv_transpose2d(x, w, stride=2, groups=2, dilation=(1, 2)),
+             lambda dt: (z(dt, 1, 4, 3, 3), z(dt, 4, 1, 2, 2, seed=1))),
+            ("conv_transpose3d", "aten.conv_transpose3d.input", lambda x, w: F.conv_transpose3d(x, w, padding=1),
+             lambda dt: (z(dt, 2, 2, 3, 3), z(dt, 2, 3, 2, 2, 2, seed=1))),
+        ]
+    ],
 ]
 
 
