@@ -21,6 +21,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from ._lowering import LoweringReport
+from ._safe_load import ArtifactError, load_exported_program
 from ._signature import Boundary, Signature
 from .errors import RealifyError
 from .runtime import from_lowered, to_lowered
@@ -168,11 +169,20 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         text = meta.get(ONNX_KEY)
     else:
         extra = {PT2_EXTRA_FILE: ""}
-        ep = torch.export.load(p, extra_files=extra)
+        ep = load_exported_program(p, extra_files=extra)
         text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
     if text is None:
         raise ValueError(f"{p} carries no realify signature (write it with `realify lower` or realify.save)")
-    return json.loads(text)
+    return _parse_record(text, p)
+
+
+def _parse_record(text: str, path: str) -> dict[str, Any]:
+    try:
+        record = json.loads(text)
+        signature_from_record(record)
+    except (ValueError, TypeError, AttributeError) as e:
+        raise ArtifactError(f"{path}: the realify signature record is damaged ({e})") from None
+    return record
 
 
 class ComplexProgram:
@@ -200,7 +210,7 @@ class ComplexProgram:
 
 def _load_pt2(path: str) -> ComplexProgram:
     extra = {PT2_EXTRA_FILE: ""}
-    ep = torch.export.load(path, extra_files=extra)
+    ep = load_exported_program(path, extra_files=extra)
     text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
     if not text:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
@@ -210,7 +220,7 @@ def _load_pt2(path: str) -> ComplexProgram:
         args, kwargs = pytree.tree_unflatten(flat, spec)
         return pytree.tree_flatten(module(*args, **kwargs))
 
-    prog = ComplexProgram(json.loads(text), run, path)
+    prog = ComplexProgram(_parse_record(text, path), run, path)
     prog.exported_program = ep  # type: ignore[attr-defined]
     return prog
 
@@ -222,7 +232,7 @@ def _load_onnx(path: str, providers: list[str] | None) -> ComplexProgram:
     meta = sess.get_modelmeta().custom_metadata_map
     if ONNX_KEY not in meta:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
-    record = json.loads(meta[ONNX_KEY])
+    record = _parse_record(meta[ONNX_KEY], path)
     names = [i.name for i in sess.get_inputs()]
     out_spec = pytree.treespec_loads(record["out_spec"]) if record.get("out_spec") else None
     storage_read = [int(b["position"]) for b in record.get("inputs", []) if b.get("storage")]

@@ -79,11 +79,14 @@ def _load_program(path: str) -> torch.export.ExportedProgram:
         raise CliError(f"{path}: no such file")
     if os.path.isdir(path):
         raise CliError(f"{path}: is a directory, not a .pt2 file")
+    from ._safe_load import ArtifactError, load_exported_program
+
     try:
-        return torch.export.load(path)
-    except Exception as e:  # torch raises many types on a damaged archive
-        why = f"{type(e).__name__}: {_first_line(e)}"
-        raise CliError(f"{path}: not a program saved by torch.export.save ({why})") from e
+        return load_exported_program(path)
+    except ArtifactError as e:  # damaged, or holding something that would run code
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"{path}: cannot read ({e.strerror})") from None
 
 
 def _first_line(e: BaseException) -> str:
