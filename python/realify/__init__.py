@@ -20,6 +20,10 @@ from .onnx_export import export_onnx
 
 __version__ = "0.1.0"
 
+from .backend import register as _register_backend  # noqa: E402
+
+_register_backend()  # once, here: dynamo's own registration from its entry point races between threads
+
 __all__ = [
     "ArtifactError",
     "Boundary",

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from ._threads import torch_lock
 from .errors import ArtifactError, UnsafeArtifactError
 
 __all__ = ["ArtifactError", "UnsafeArtifactError", "load_exported_program", "sanitized_archive"]
@@ -188,7 +189,8 @@ def load_exported_program(path: str | os.PathLike[str],
     p = os.fspath(path)
     archive = sanitized_archive(p)
     try:
-        ep = torch.export.load(archive, extra_files=extra_files)
+        with torch_lock():  # the deserializer keeps its state in a global
+            ep = torch.export.load(archive, extra_files=extra_files)
     except Exception as e:  # torch raises many types on an archive it cannot read
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise ArtifactError(f"{p}: not a program saved by torch.export.save ({type(e).__name__}: "

@@ -20,9 +20,11 @@ from typing import Any
 import torch
 from torch.utils import _pytree as pytree
 
+from ._atomic import atomic_output
 from ._lowering import LoweringReport
 from ._safe_load import ArtifactError, load_exported_program
 from ._signature import Boundary, Signature
+from ._threads import torch_lock
 from .errors import RealifyError
 from .runtime import from_lowered, to_lowered
 
@@ -137,23 +139,25 @@ def _quiet_onnx() -> Iterator[None]:
 def save(ep: torch.export.ExportedProgram, path: str | os.PathLike[str], *, opset: int | None = None) -> dict[str, Any]:
     """Write a program returned by realify.lower to `path` (.pt2 or .onnx) with its signature record.
 
-    Returns the record written."""
+    The file appears only when complete (written beside it, then renamed over it). Returns the record written."""
     record = signature_record(ep)
     text = json.dumps(record, indent=1)
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix == ".pt2":
-        torch.export.save(ep, path, extra_files={PT2_EXTRA_FILE: text})
+        with atomic_output(path) as tmp, torch_lock():
+            torch.export.save(ep, tmp, extra_files={PT2_EXTRA_FILE: text})
     elif suffix == ".onnx":
         from .onnx_ops import default_opset, translation_table
 
         args, kwargs = ep.example_inputs or ((), {})
-        with _quiet_onnx():
+        with _quiet_onnx(), torch_lock():
             prog = torch.onnx.export(ep, tuple(args), kwargs=kwargs, dynamo=True, opset_version=opset, verbose=False,
                                      custom_translation_table=translation_table(opset or default_opset()))
         assert prog is not None
         prog.model.metadata_props[ONNX_KEY] = text
         prog.model.metadata_props["realify.version"] = record["realify_version"]
-        prog.save(os.fspath(path))
+        with atomic_output(path) as tmp:
+            prog.save(tmp)
     else:
         raise ValueError(f"{os.fspath(path)}: the output must end in .pt2 or .onnx")
     return record

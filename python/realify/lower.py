@@ -17,7 +17,9 @@ from ._lowering import (
     lower_graph_module,
     module_check_guards_kwargs,
 )
+from ._options import check_options
 from ._signature import Boundary, Signature
+from ._threads import torch_lock
 from .targets import validate_target
 
 
@@ -51,18 +53,21 @@ def lower(
     "openvino", "coreml") names who receives the result: every op realify
     emitted is checked against that target's op set (realify.targets).
     """
+    if not isinstance(model, (torch.export.ExportedProgram, fx.GraphModule)):
+        raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
+    check_options(truncate_double=truncate_double, planar=planar, rotary_op=rotary_op, fft=fft, target=target)
     validate_target(target)
     strategy = native_fft.resolve(fft, None)
     flags = PLANAR_CONSTS if planar else 0
-    if isinstance(model, torch.export.ExportedProgram):
-        return lower_exported_program(
-            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
-        )
-    if isinstance(model, fx.GraphModule):
+    with torch_lock():  # torch's tracing and decomposition state is global (realify._threads)
+        if isinstance(model, torch.export.ExportedProgram):
+            return lower_exported_program(
+                model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op,
+                target=target,
+            )
         return lower_graph_module(
             model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
         )[0]
-    raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
 __all__ = [
