@@ -233,6 +233,11 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     progress(f"loading {args.input}")
     ep = _load_program(args.input)
     times["load"] = time.perf_counter() - t
+    from .lower import _lowered_already
+
+    if _lowered_already(ep):
+        raise CliError(f"{args.input}: already lowered by realify (it carries a realify signature); lowering it "
+                       "again would lose its complex signature: lower the original program")
     if args.verify and inputs is None:
         inputs = _verify_inputs(ep, args)
     t = time.perf_counter()

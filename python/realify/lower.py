@@ -23,6 +23,12 @@ from ._threads import torch_lock
 from .targets import validate_target
 
 
+def _lowered_already(ep: torch.export.ExportedProgram) -> bool:
+    from .artifact import NODE_META_KEY
+
+    return any(NODE_META_KEY in (n.meta.get("custom") or {}) for n in ep.graph.nodes)
+
+
 def lower(
     model: fx.GraphModule | torch.export.ExportedProgram,
     *,
@@ -55,6 +61,9 @@ def lower(
     """
     if not isinstance(model, (torch.export.ExportedProgram, fx.GraphModule)):
         raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
+    if isinstance(model, torch.export.ExportedProgram) and _lowered_already(model):
+        raise ValueError("this ExportedProgram was already lowered by realify (it carries a realify signature): "
+                         "lowering it again would lose its complex signature; lower the original program")
     check_options(truncate_double=truncate_double, planar=planar, rotary_op=rotary_op, fft=fft, target=target)
     validate_target(target)
     strategy = native_fft.resolve(fft, None)
