@@ -5,12 +5,14 @@ from ._lowering import LoweringReport, check_real_only, lower_graph_module
 from ._signature import Boundary, Signature
 from .artifact import load, save
 from .errors import (
+    ArtifactError,
     ComplexDtypeRemainsError,
     GraphCaptureError,
     RealifyError,
     Status,
     TargetOpError,
     Tf32DftWarning,
+    UnsafeArtifactError,
     UnsupportedOpError,
 )
 from .lower import lower
@@ -18,7 +20,12 @@ from .onnx_export import export_onnx
 
 __version__ = "0.1.0"
 
+from .backend import register as _register_backend  # noqa: E402
+
+_register_backend()  # once, here: dynamo's own registration from its entry point races between threads
+
 __all__ = [
+    "ArtifactError",
     "Boundary",
     "ComplexDtypeRemainsError",
     "GraphCaptureError",
@@ -28,6 +35,7 @@ __all__ = [
     "Status",
     "TargetOpError",
     "Tf32DftWarning",
+    "UnsafeArtifactError",
     "UnsupportedOpError",
     "check_real_only",
     "core_version",

@@ -141,10 +141,19 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
                              "target", "pair_words", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0, pair_words = 0;
-    unsigned int planar = 0, target = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiIpIp", kwlist, &text, &truncate_double, &cleanup,
+    int planar = 0, target = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipip", kwlist, &text, &truncate_double, &cleanup,
                                      &want_graph, &fft, &planar, &rotary_op, &target, &pair_words))
         return NULL;
+    if (planar < 0 || ((unsigned)planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS))) {
+        PyErr_Format(PyExc_ValueError, "planar %d is not a set of RF_PLANAR_* bits (0 to %d)", planar,
+                     (int)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS));
+        return NULL;
+    }
+    if (target < 0 || ((unsigned)target & ~RF_TARGET_ALL) || (target & (target - 1))) {
+        PyErr_Format(PyExc_ValueError, "target %d is not 0 (portable) or one RF_TARGET_* bit", target);
+        return NULL;
+    }
     if (fft < RF_FFT_MATMUL || fft > RF_FFT_ONNX_DFT) {
         PyErr_Format(PyExc_ValueError, "fft strategy %d is not one of the core's (0 to %d)", fft, RF_FFT_ONNX_DFT);
         return NULL;
@@ -156,10 +165,10 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.truncate_double = truncate_double;
     opt.cleanup = cleanup;
     opt.fft = (rf_fft_strategy)fft;
-    opt.planar = planar;
+    opt.planar = (unsigned)planar;
     opt.rotary_op = rotary_op;
     opt.pair_words = pair_words;
-    opt.target = target;
+    opt.target = (unsigned)target;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;

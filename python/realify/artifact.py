@@ -20,8 +20,11 @@ from typing import Any
 import torch
 from torch.utils import _pytree as pytree
 
+from ._atomic import atomic_output
 from ._lowering import LoweringReport
+from ._safe_load import ArtifactError, load_exported_program
 from ._signature import Boundary, Signature
+from ._threads import torch_lock
 from .errors import RealifyError
 from .runtime import from_lowered, to_lowered
 
@@ -136,23 +139,25 @@ def _quiet_onnx() -> Iterator[None]:
 def save(ep: torch.export.ExportedProgram, path: str | os.PathLike[str], *, opset: int | None = None) -> dict[str, Any]:
     """Write a program returned by realify.lower to `path` (.pt2 or .onnx) with its signature record.
 
-    Returns the record written."""
+    The file appears only when complete (written beside it, then renamed over it). Returns the record written."""
     record = signature_record(ep)
     text = json.dumps(record, indent=1)
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix == ".pt2":
-        torch.export.save(ep, path, extra_files={PT2_EXTRA_FILE: text})
+        with atomic_output(path) as tmp, torch_lock():
+            torch.export.save(ep, tmp, extra_files={PT2_EXTRA_FILE: text})
     elif suffix == ".onnx":
         from .onnx_ops import default_opset, translation_table
 
         args, kwargs = ep.example_inputs or ((), {})
-        with _quiet_onnx():
+        with _quiet_onnx(), torch_lock():
             prog = torch.onnx.export(ep, tuple(args), kwargs=kwargs, dynamo=True, opset_version=opset, verbose=False,
                                      custom_translation_table=translation_table(opset or default_opset()))
         assert prog is not None
         prog.model.metadata_props[ONNX_KEY] = text
         prog.model.metadata_props["realify.version"] = record["realify_version"]
-        prog.save(os.fspath(path))
+        with atomic_output(path) as tmp:
+            prog.save(tmp)
     else:
         raise ValueError(f"{os.fspath(path)}: the output must end in .pt2 or .onnx")
     return record
@@ -168,11 +173,20 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         text = meta.get(ONNX_KEY)
     else:
         extra = {PT2_EXTRA_FILE: ""}
-        ep = torch.export.load(p, extra_files=extra)
+        ep = load_exported_program(p, extra_files=extra)
         text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
     if text is None:
         raise ValueError(f"{p} carries no realify signature (write it with `realify lower` or realify.save)")
-    return json.loads(text)
+    return _parse_record(text, p)
+
+
+def _parse_record(text: str, path: str) -> dict[str, Any]:
+    try:
+        record = json.loads(text)
+        signature_from_record(record)
+    except (ValueError, TypeError, AttributeError) as e:
+        raise ArtifactError(f"{path}: the realify signature record is damaged ({e})") from None
+    return record
 
 
 class ComplexProgram:
@@ -200,7 +214,7 @@ class ComplexProgram:
 
 def _load_pt2(path: str) -> ComplexProgram:
     extra = {PT2_EXTRA_FILE: ""}
-    ep = torch.export.load(path, extra_files=extra)
+    ep = load_exported_program(path, extra_files=extra)
     text = extra[PT2_EXTRA_FILE] or _graph_record_text(ep)
     if not text:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
@@ -210,7 +224,7 @@ def _load_pt2(path: str) -> ComplexProgram:
         args, kwargs = pytree.tree_unflatten(flat, spec)
         return pytree.tree_flatten(module(*args, **kwargs))
 
-    prog = ComplexProgram(json.loads(text), run, path)
+    prog = ComplexProgram(_parse_record(text, path), run, path)
     prog.exported_program = ep  # type: ignore[attr-defined]
     return prog
 
@@ -222,7 +236,7 @@ def _load_onnx(path: str, providers: list[str] | None) -> ComplexProgram:
     meta = sess.get_modelmeta().custom_metadata_map
     if ONNX_KEY not in meta:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
-    record = json.loads(meta[ONNX_KEY])
+    record = _parse_record(meta[ONNX_KEY], path)
     names = [i.name for i in sess.get_inputs()]
     out_spec = pytree.treespec_loads(record["out_spec"]) if record.get("out_spec") else None
     storage_read = [int(b["position"]) for b in record.get("inputs", []) if b.get("storage")]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +25,8 @@ from torch._functorch.aot_autograd import make_boxed_func
 from . import _hoist, _inductor_direct, _precision, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
+from ._options import check_options
+from ._threads import torch_lock
 from .runtime import ComplexAdapter, PackedArgCheck, real_arguments, to_lowered
 from .targets import validate_target
 
@@ -281,17 +285,21 @@ def realify_backend(
         realify sets disable_tf32: True where the graph holds DFT matmuls (TensorRT builds with TF32 by default,
         about 4e-4 off torch.fft), else torch's own CUDA matmul setting; these settings go over that.
     """
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"realify: options must be a dict, not {type(options).__name__}")
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
-    truncate_double = bool(opts.pop("truncate_double", False))
-    fft = str(opts.pop("fft", "auto"))
-    native_fft.resolve(fft, None)  # a bad value fails here, before tracing
+    truncate_double = opts.pop("truncate_double", False)
+    fft = opts.pop("fft", "auto")
     on_lowered = opts.pop("on_lowered", None)
-    planar = bool(opts.pop("planar", True))
+    planar = opts.pop("planar", True)
     target = opts.pop("target", None)
     mode = opts.pop("mode", None)
-    direct = bool(opts.pop("direct", True))
-    hoist = bool(opts.pop("hoist", True))
+    direct = opts.pop("direct", True)
+    hoist = opts.pop("hoist", True)
+    check_options(truncate_double=truncate_double, fft=fft, on_lowered=on_lowered, planar=planar, target=target,
+                  mode=mode, direct=direct, hoist=hoist)  # by type, before tracing
+    native_fft.resolve(fft, None)  # a bad value fails here, before tracing
     inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
     tensorrt_options = _checked_tensorrt_options(opts.pop("tensorrt_options", None), inner)
     static = _hoist.static_positions(example_inputs) if hoist else frozenset()
@@ -341,12 +349,26 @@ def realify_backend(
     )(gm, example_inputs)
 
 
-def register() -> None:
-    """Register "realify" with dynamo (the entry point does this without an import)."""
-    from torch._dynamo.backends.registry import _BACKENDS, register_backend
+def _loaded_by_dynamo() -> bool:
+    """Whether this import is dynamo's lookup_backend loading the entry point (it registers the result itself)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "lookup_backend" and code.co_filename.endswith(os.path.join("backends", "registry.py")):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
-    if "realify" not in _BACKENDS:
-        register_backend(name="realify")(realify_backend)
+
+def register() -> None:
+    """Register "realify" with dynamo, once, whichever threads ask (`import realify` does; without the import
+    dynamo loads the entry point). Registered on import, "realify" is found by every later torch.compile without
+    dynamo's own check-then-register, which two threads can race ("duplicate name: realify")."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    with torch_lock():
+        if "realify" not in _COMPILER_FNS and not _loaded_by_dynamo():
+            register_backend(name="realify")(realify_backend)
 
 
 __all__ = ["CompileEvent", "compile_lowered", "realify_backend", "register"]

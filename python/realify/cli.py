@@ -1,8 +1,9 @@
 """The `realify` command: lower a saved ExportedProgram to a self-describing .pt2 or ONNX file, verify it against
 the original, or inspect a program before lowering.
 
-Exit codes: 0 ok; 1 verification failed; 2 unsupported op, bad input or bad usage; 3 internal error (a bug in
-realify). Every failure ends with one line `realify: error: ...` on stderr.
+Exit codes: 0 ok; 1 verification failed; 2 unsupported op, bad input, bad output path or bad usage; 3 internal error
+(a bug in realify); 130 interrupted (SIGINT or SIGTERM: an existing output is left as it was). Every failure ends
+with one line `realify: error: ...` on stderr.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import logging
 import math
 import os
+import signal
 import sys
 import time
 import warnings
@@ -23,7 +25,7 @@ from typing import Any, NoReturn
 import torch
 from torch.utils import _pytree as pytree
 
-EXIT_OK, EXIT_VERIFY, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_VERIFY, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 class CliError(Exception):
@@ -50,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="realify",
         description="Rewrite the complex-valued parts of a saved torch.export program into real-only ops.",
-        epilog="exit codes: 0 ok, 1 verification failed, 2 unsupported op or bad input, 3 internal error",
+        epilog="exit codes: 0 ok, 1 verification failed, 2 unsupported op, bad input or output path, 3 internal error, "
+               "130 interrupted",
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
@@ -59,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     lo = sub.add_parser("lower", parents=[common], help="lower IN.pt2 to a real-only .pt2 or .onnx")
     lo.add_argument("input", metavar="IN.pt2", help="a program saved with torch.export.save")
     lo.add_argument("-o", "--output", required=True, metavar="OUT.pt2|OUT.onnx")
+    lo.add_argument("-f", "--force", action="store_true", help="replace OUT if it exists")
     lo.add_argument("--target", choices=["portable", "tensorrt", "onnx", "executorch", "inductor"])
     lo.add_argument("--truncate-double", action="store_true", help="complex128 lowers to float32, not float64")
     lo.add_argument("--fft", choices=["auto", "matmul", "native", "onnx-dft"])
@@ -79,11 +83,23 @@ def _load_program(path: str) -> torch.export.ExportedProgram:
         raise CliError(f"{path}: no such file")
     if os.path.isdir(path):
         raise CliError(f"{path}: is a directory, not a .pt2 file")
+    from ._safe_load import ArtifactError, load_exported_program
+
     try:
-        return torch.export.load(path)
-    except Exception as e:  # torch raises many types on a damaged archive
-        why = f"{type(e).__name__}: {_first_line(e)}"
-        raise CliError(f"{path}: not a program saved by torch.export.save ({why})") from e
+        return load_exported_program(path)
+    except ArtifactError as e:  # damaged, or holding something that would run code
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _check_output(path: str, force: bool, source: str) -> None:
+    from ._atomic import check_output_path
+
+    try:
+        check_output_path(path, force=force, inputs=(source,) if os.path.exists(source) else ())
+    except (OSError, ValueError) as e:
+        raise CliError(str(e)) from None
 
 
 def _first_line(e: BaseException) -> str:
@@ -132,25 +148,44 @@ def _real_dtypes(ref: Any, record: dict[str, Any], truncate: bool) -> list[torch
     return out
 
 
-def _verify(ep: torch.export.ExportedProgram, args: argparse.Namespace, record: dict[str, Any],
-            progress: Progress) -> dict[str, Any]:
+# Random --verify inputs are made only up to this many elements in all: beyond, pass --inputs.
+MAX_RANDOM_ELEMENTS = 1 << 28
+
+
+def _verify_inputs(ep: torch.export.ExportedProgram | None, args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """The --verify arguments, read or made before any lowering or writing: (args, kwargs, where from)."""
     from . import _verify as v
-    from .artifact import load
 
     if args.inputs:
         try:
             call_args, call_kwargs = v.load_inputs(args.inputs)
         except FileNotFoundError:
             raise CliError(f"{args.inputs}: no such file") from None
+        except IsADirectoryError:
+            raise CliError(f"{args.inputs}: is a directory") from None
         except Exception as e:
             raise CliError(f"{args.inputs}: cannot read the inputs ({_first_line(e)})") from e
-        source = f"file:{args.inputs}"
-    else:
-        try:
-            call_args, call_kwargs = v.random_inputs(ep, args.seed)
-        except ValueError as e:
-            raise CliError(str(e)) from None
-        source = f"random(seed={args.seed})"
+        return call_args, call_kwargs, f"file:{args.inputs}"
+    assert ep is not None
+    n = sum(x.numel() for x in pytree.tree_leaves(ep.example_inputs) if isinstance(x, torch.Tensor))
+    if n > MAX_RANDOM_ELEMENTS:
+        raise CliError(f"--verify: the program's example inputs hold {n} elements (more than {MAX_RANDOM_ELEMENTS}); "
+                       "pass smaller ones with --inputs FILE.pt")
+    try:
+        call_args, call_kwargs = v.random_inputs(ep, args.seed)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    except RuntimeError as e:  # out of memory for inputs under the bound
+        raise CliError(f"--verify: cannot make random inputs ({_first_line(e)}); pass --inputs FILE.pt") from None
+    return call_args, call_kwargs, f"random(seed={args.seed})"
+
+
+def _verify(ep: torch.export.ExportedProgram, args: argparse.Namespace, record: dict[str, Any],
+            progress: Progress, inputs: tuple[Any, Any, str]) -> dict[str, Any]:
+    from . import _verify as v
+    from .artifact import load
+
+    call_args, call_kwargs, source = inputs
     progress(f"verifying on {source} inputs: original program")
     try:
         ref = ep.module()(*call_args, **call_kwargs)
@@ -180,12 +215,13 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
         raise CliError(f"{args.output}: the output must end in .pt2 or .onnx")
     if args.opset is not None and out_ext != ".onnx":
         raise CliError("--opset applies to ONNX output only")
-    out_dir = os.path.dirname(os.path.abspath(args.output))
-    if not os.path.isdir(out_dir):
-        raise CliError(f"{args.output}: the folder {out_dir} does not exist")
+    _check_output(args.output, args.force, args.input)
+    if args.report:
+        _check_output(args.report, True, args.input)
     if (args.inputs or args.tol is not None) and not args.verify:
         raise CliError("--inputs and --tol apply with --verify only")
     kw = _lower_options(args)
+    inputs = _verify_inputs(None, args) if args.verify and args.inputs else None
     if out_ext == ".onnx" and args.target in (None, "onnx"):
         try:
             kw.update(_onnx_options(kw.get("fft", "auto"), args.opset))
@@ -197,6 +233,13 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     progress(f"loading {args.input}")
     ep = _load_program(args.input)
     times["load"] = time.perf_counter() - t
+    from .lower import _lowered_already
+
+    if _lowered_already(ep):
+        raise CliError(f"{args.input}: already lowered by realify (it carries a realify signature); lowering it "
+                       "again would lose its complex signature: lower the original program")
+    if args.verify and inputs is None:
+        inputs = _verify_inputs(ep, args)
     t = time.perf_counter()
     progress(f"lowering ({sum(1 for n in ep.graph.nodes if n.op == 'call_function')} ops)")
     lowered = lower(ep, **kw)
@@ -216,7 +259,8 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     try:
         report["signature"] = save(lowered, args.output, opset=args.opset)
     except (OSError, ValueError) as e:
-        raise CliError(f"{args.output}: cannot write ({_first_line(e)})") from e
+        why = e.strerror if isinstance(e, OSError) and e.strerror else _first_line(e)
+        raise CliError(f"{args.output}: cannot write ({why})") from e
     except Exception as e:  # the exporter's own failures (an op ONNX lacks, an opset it cannot target)
         if out_ext != ".onnx":
             raise
@@ -225,7 +269,8 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
     if not args.verify:
         return EXIT_OK
     t = time.perf_counter()
-    report["verify"] = _verify(ep, args, report["signature"], progress)
+    assert inputs is not None
+    report["verify"] = _verify(ep, args, report["signature"], progress, inputs)
     times["verify"] = time.perf_counter() - t
     if not report["verify"]["passed"]:
         bad = [str(r["index"]) for r in report["verify"]["outputs"] if not r["passed"]]
@@ -256,6 +301,25 @@ def cmd_inspect(args: argparse.Namespace, progress: Progress, report: dict[str, 
         where = low["source"] or "no source line recorded"
         raise CliError(f"cannot lower {low['op']} (node {low['node']!r}) at {where}: {low['message']}")
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt as SIGINT does, so a write in progress is abandoned cleanly (its temporary
+    file removed, the target untouched) and the command exits 130 with one line."""
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    try:
+        old = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread (main() called from a worker): leave the default
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 @contextlib.contextmanager
@@ -299,8 +363,13 @@ def main(argv: list[str] | None = None) -> int:
                               "torch_version": torch.__version__.split("+")[0], "status": "ok", "exit_code": 0,
                               "error": None, "timings_s": {}}
     try:
-        with _quiet_torch_logs():
+        with _quiet_torch_logs(), _signals_interrupt():
             code = (cmd_lower if args.command == "lower" else cmd_inspect)(args, progress, report)
+    except KeyboardInterrupt as e:  # SIGINT, or SIGTERM through _signals_interrupt
+        code, msg = EXIT_INTERRUPTED, f"interrupted ({e.args[0] if e.args else 'SIGINT'})"
+        if getattr(args, "output", None):
+            msg += f"; {args.output} was not written" + (" (the existing file is unchanged)"
+                                                          if os.path.exists(args.output) else "")
     except CliError as e:
         code, msg = e.code, str(e)
     except RealifyError as e:  # unsupported op, graph capture: the message names op, node and source line
@@ -315,11 +384,12 @@ def main(argv: list[str] | None = None) -> int:
         report.update(status="verify_failed" if code == EXIT_VERIFY else "error", exit_code=code, error=msg)
     text = json.dumps(_json_safe(report), indent=1)
     if getattr(args, "report", None):
+        from ._atomic import write_text
+
         try:
-            with open(args.report, "w") as f:
-                f.write(text + "\n")
-        except OSError as e:
-            _fail(f"{args.report}: cannot write the report ({e.strerror})")
+            write_text(args.report, text + "\n")
+        except (OSError, KeyboardInterrupt) as e:
+            _fail(f"{args.report}: cannot write the report ({getattr(e, 'strerror', None) or 'interrupted'})")
             return code or EXIT_INPUT
     if args.json:
         print(text)
@@ -331,4 +401,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> NoReturn:
-    sys.exit(main())
+    try:
+        code = main()
+    except KeyboardInterrupt:  # before or after the command ran (starting torch, parsing)
+        _fail("interrupted")
+        code = EXIT_INTERRUPTED
+    sys.exit(code)

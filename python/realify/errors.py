@@ -24,6 +24,14 @@ class RealifyError(Exception):
     """Base class of realify's errors."""
 
 
+class ArtifactError(RealifyError, ValueError):
+    """A file is not an artifact realify can read: damaged, truncated, another format."""
+
+
+class UnsafeArtifactError(ArtifactError):
+    """An artifact holds something that loading would execute (realify._safe_load refuses it)."""
+
+
 class GraphCaptureError(RealifyError):
     """The graph handed to realify is not one it can translate."""
 

@@ -17,8 +17,16 @@ from ._lowering import (
     lower_graph_module,
     module_check_guards_kwargs,
 )
+from ._options import check_options
 from ._signature import Boundary, Signature
+from ._threads import torch_lock
 from .targets import validate_target
+
+
+def _lowered_already(ep: torch.export.ExportedProgram) -> bool:
+    from .artifact import NODE_META_KEY
+
+    return any(NODE_META_KEY in (n.meta.get("custom") or {}) for n in ep.graph.nodes)
 
 
 def lower(
@@ -51,18 +59,24 @@ def lower(
     "openvino", "coreml") names who receives the result: every op realify
     emitted is checked against that target's op set (realify.targets).
     """
+    if not isinstance(model, (torch.export.ExportedProgram, fx.GraphModule)):
+        raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
+    if isinstance(model, torch.export.ExportedProgram) and _lowered_already(model):
+        raise ValueError("this ExportedProgram was already lowered by realify (it carries a realify signature): "
+                         "lowering it again would lose its complex signature; lower the original program")
+    check_options(truncate_double=truncate_double, planar=planar, rotary_op=rotary_op, fft=fft, target=target)
     validate_target(target)
     strategy = native_fft.resolve(fft, None)
     flags = PLANAR_CONSTS if planar else 0
-    if isinstance(model, torch.export.ExportedProgram):
-        return lower_exported_program(
-            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
-        )
-    if isinstance(model, fx.GraphModule):
+    with torch_lock():  # torch's tracing and decomposition state is global (realify._threads)
+        if isinstance(model, torch.export.ExportedProgram):
+            return lower_exported_program(
+                model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op,
+                target=target,
+            )
         return lower_graph_module(
             model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
         )[0]
-    raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
 
 
 __all__ = [

@@ -11,12 +11,16 @@ translation of realify's ops to ONNX.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from typing import Any
 
 import torch
 
 from . import native_fft
+from ._atomic import atomic_output
+from ._threads import torch_lock
 from .onnx_ops import DFT_MIN_OPSET, default_opset, translation_table
 from .rotary import ROTARY_MIN_OPSET
 
@@ -74,10 +78,11 @@ def export_onnx(
     report = lowered.graph_module.meta["realify_report"]
     real_args = tuple(real_arguments(report.signature, args))
     destination = kwargs.pop("f", None)  # saved below, once the metadata is in
-    program = torch.onnx.export(
-        lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),
-        **kwargs,
-    )
+    with torch_lock():
+        program = torch.onnx.export(
+            lowered, real_args, dynamo=True, opset_version=opset, custom_translation_table=translation_table(opset),
+            **kwargs,
+        )
     write_metadata(program.model, lowered)
     dfts = report.dft_matmul_sources
     if dfts:
@@ -87,10 +92,15 @@ def export_onnx(
             "use_tf32=0"
         )
     if destination is not None:
-        program.save(
-            destination,
+        save = functools.partial(
+            program.save,
             include_initializers=kwargs.get("export_params", True),
             keep_initializers_as_inputs=kwargs.get("keep_initializers_as_inputs", False),
             external_data=kwargs.get("external_data", True),
         )
+        if isinstance(destination, (str, os.PathLike)):
+            with atomic_output(destination) as tmp:  # beside the target, renamed over it when complete
+                save(tmp)
+        else:
+            save(destination)
     return program

@@ -131,6 +131,17 @@ static int result_set(const rf_lowering *L, const rf_value *o) {
 
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
     *out = NULL;
+    if (opt && (opt->fft < RF_FFT_MATMUL || opt->fft > RF_FFT_ONNX_DFT ||
+                (opt->planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS)) ||
+                (opt->target & ~RF_TARGET_ALL) || (opt->target & (opt->target - 1)))) {
+        if (err) {
+            memset(err, 0, sizeof(*err));
+            snprintf(err->message, sizeof(err->message),
+                     "invalid options: fft %d, planar %#x, target %#x (planar: RF_PLANAR_* bits; target: 0 or one "
+                     "RF_TARGET_* bit)", (int)opt->fft, opt->planar, opt->target);
+        }
+        return RF_ERR_INVALID;
+    }
     rf_status vs = rf_verify(in, err); /* rules take a well-formed graph for granted */
     if (vs != RF_OK) return vs;
     rf_lowering L = {0};
