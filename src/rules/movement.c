@@ -125,6 +125,49 @@ static rf_status copy_inplace(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* The backward of a slice, select or diagonal of a complex value (a training graph's): the gradient scattered
+ * into zeros of the input's size, each part alike, as torch's own decomposition writes it (new_zeros, then
+ * slice_scatter, select_scatter or diagonal_scatter with the view's own arguments). */
+static rf_status view_backward(rf_lowering *L, const rf_node *n) {
+    static const char *const slice_args[] = {"dim", "start", "end", "step", NULL};
+    static const char *const select_args[] = {"dim", "index", NULL};
+    static const char *const diagonal_args[] = {"offset", "dim1", "dim2", NULL};
+    const char *scatter;
+    const char *const *names;
+    if (!strcmp(n->op, "aten.slice_backward.default")) scatter = "aten.slice_scatter.default", names = slice_args;
+    else if (!strcmp(n->op, "aten.select_backward.default")) scatter = "aten.select_scatter.default", names = select_args;
+    else scatter = "aten.diagonal_scatter.default", names = diagonal_args;
+    const rf_attr *grad = rf_node_arg(n, "grad_output"), *sizes = rf_node_arg(n, "input_sizes");
+    if (!rf_attr_is_tensor(grad) || !sizes || n->nouts != 1)
+        return rf_fail(L, n, RF_ERR_INVALID, "%s needs grad_output, input_sizes and one result", n->op);
+    const rf_value *o = n->outs[0];
+    rf_cx g = rf_cx_of(L, grad->value, rf_component_of(L, o->dtype));
+    RF_CHECK(L);
+    if (!g.re.v && (g.im_zero || !g.im.v)) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
+    rf_value *like = g.re.v ? g.re.v : g.im.v;
+    rf_cx r = {0};
+    r.im_zero = g.im_zero;
+    rf_rv *parts[2] = {&g.re, &g.im}, *outs[2] = {&r.re, &r.im};
+    for (int k = 0; k < (g.im_zero ? 1 : 2); k++) {
+        rf_value *x = rf_b_materialize(L, *parts[k], like);
+        RF_CHECK(L);
+        rf_arg za[2] = {{"self", rf_attr_of_value(x)}, {"size", rf_map_attr(L, sizes)}};
+        rf_value *zeros = rf_b_op(L, "aten.new_zeros.default", 2, za, x->dtype, o->rank, o->dims, "_zeros");
+        rf_arg args[6] = {{"self", rf_attr_of_value(zeros)}, {"src", rf_attr_of_value(x)}};
+        size_t na = 2;
+        for (size_t i = 0; names[i]; i++) {
+            const rf_attr *a = rf_node_arg(n, names[i]);
+            if (!a) return rf_fail(L, n, RF_ERR_INVALID, "%s needs '%s'", n->op, names[i]);
+            args[na].name = names[i];
+            args[na++].attr = rf_map_attr(L, a);
+        }
+        *outs[k] = rf_val(rf_b_op(L, scatter, na, args, x->dtype, o->rank, o->dims, k ? "_im" : "_re"));
+    }
+    RF_CHECK(L);
+    rf_set_cx(L, o, r);
+    return RF_OK;
+}
+
 const rf_rule_entry rf_rules_movement[] = {
     {"aten.alias_copy.default", rf_lower_componentwise, 0},
     {"aten.view_copy.default", rf_lower_componentwise, 0},
@@ -167,6 +210,9 @@ const rf_rule_entry rf_rules_movement[] = {
     {"aten.slice_scatter.default", fill_src, 0},
     {"aten.select_scatter.default", fill_src, 0},
     {"aten.diagonal_scatter.default", fill_src, 0},
+    {"aten.slice_backward.default", view_backward, 0},
+    {"aten.select_backward.default", view_backward, 0},
+    {"aten.diagonal_backward.default", view_backward, 0},
     {"aten.masked_scatter.default", fill_source, 0},
     {"aten.masked_select.default", rf_lower_componentwise, 0},
     {"aten.masked_fill.Scalar", fill_value, 0},
