@@ -9,12 +9,11 @@ results, so callers keep using complex tensors.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +25,7 @@ from . import _hoist, _inductor_direct, _precision, native_fft
 from ._aliases import input_view_outputs
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from ._options import check_options
+from ._out_strides import outer_output_strides, own_output_strides, report_outer_strides
 from ._threads import torch_lock
 from .runtime import ComplexAdapter, PackedArgCheck, real_arguments, to_lowered
 from .targets import validate_target
@@ -204,27 +204,13 @@ def compile_lowered(
         real_args = [a for i, a in enumerate(real_args) if i not in prologue.dropped] + extra
         bounds = {int(b.position): b for b in report.signature.inputs}
         hoisted = _hoist.HoistedInputs(prologue, lambda i, x: to_lowered(x, bounds[i]))
-    compiled = inner_fn(real_gm, real_args)
+    with own_output_strides():
+        compiled = inner_fn(real_gm, real_args)
+    views = input_view_outputs(gm) if input_views else ([], None)
+    report_outer_strides(outer_output_strides(real_gm, report.signature, views[0]))
     if not report.signature.inputs and not report.signature.outputs:
         return compiled
-    views = input_view_outputs(gm) if input_views else ([], None)
     return ComplexAdapter(compiled, report.signature, views, hoisted)
-
-
-@contextlib.contextmanager
-def _own_output_strides() -> Iterator[None]:
-    """Keep the inner compiler's output strides out of the outer aot_autograd's record.
-
-    aot_autograd records the strides of the forward's outputs (TracingContext.report_output_strides) and restrides
-    the saved activations of the backward by them. The inner Inductor reports the strides of the lowered graph's
-    real outputs, which have one more dim than the complex ones the outer layer saved: on a warm Inductor cache,
-    and always on the direct path, that report reached the outer record and failed the backward's compile
-    ("mismatch in length of strides and shape"). Inside this block the inner report goes to a record of its own."""
-    from torch._guards import TracingContext
-
-    report = getattr(TracingContext, "report_output_strides", None)
-    with report() if report is not None else contextlib.nullcontext():
-        yield
 
 
 def _checked_inductor_config(config: Any) -> dict[str, Any] | None:
@@ -312,25 +298,24 @@ def realify_backend(
     def compiler(
         fx_gm: fx.GraphModule, inputs: list[Any], input_views: bool = True, inference: bool = False
     ) -> Callable[..., Any]:
-        with _own_output_strides():
-            fn = compile_lowered(
-                fx_gm,
-                inputs,
-                inner=inner,
-                truncate_double=truncate_double,
-                fft=fft,
-                on_lowered=on_lowered,
-                planar=planar,
-                target=target,
-                input_views=input_views,
-                mode=mode,
-                direct=direct and inference,
-                static_inputs=static if inference and len(inputs) == len(example_inputs) else frozenset(),
-                inductor_config={**INFERENCE_INDUCTOR_CONFIG, **(inductor_config or {})}
-                if inference and inner == "inductor"
-                else inductor_config,
-                tensorrt_options=tensorrt_options,
-            )
+        fn = compile_lowered(
+            fx_gm,
+            inputs,
+            inner=inner,
+            truncate_double=truncate_double,
+            fft=fft,
+            on_lowered=on_lowered,
+            planar=planar,
+            target=target,
+            input_views=input_views,
+            mode=mode,
+            direct=direct and inference,
+            static_inputs=static if inference and len(inputs) == len(example_inputs) else frozenset(),
+            inductor_config={**INFERENCE_INDUCTOR_CONFIG, **(inductor_config or {})}
+            if inference and inner == "inductor"
+            else inductor_config,
+            tensorrt_options=tensorrt_options,
+        )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed
         return fn if getattr(fn, "realify_boxed", False) else make_boxed_func(fn)
