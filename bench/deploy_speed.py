@@ -198,7 +198,7 @@ def openvino_runner(proto: Any, args: tuple[torch.Tensor, ...], threads: int, pe
     n = len(compiled.outputs)
 
     def run() -> list[Any]:
-        request.infer(inputs)
+        request.infer(inputs, share_inputs=True, share_outputs=True)  # no copies: ORT reads numpy in place
         outs = [request.get_output_tensor(i) for i in range(n)]
         return [
             torch.from_numpy(o.data.view("int16")).view(torch.bfloat16) if o.element_type == ov.Type.bf16 else o.data
@@ -251,7 +251,9 @@ def _err(ref: Any, got: Any) -> float:
     )
 
 
-def build(name: str, small: bool, threads: int, targets: list[str]) -> tuple[dict[str, Callable], dict[str, Any]]:
+def build(
+    name: str, small: bool, threads: int, targets: list[str], against: str | None = None
+) -> tuple[dict[str, Callable], dict[str, Any]]:
     """Variants of one model at one thread count: eager first, then each target that runs; notes per variant."""
     model, args = (SMALL if small else SIZES)[name]()
     model = model.eval()
@@ -270,6 +272,13 @@ def build(name: str, small: bool, threads: int, targets: list[str]) -> tuple[dic
         "executorch": lambda: executorch_runner(low, real),
         "plain": lambda: ort_runner(_onnx(ep, args), tuple(_as_real(a) for a in args), threads),
     }
+    if against:  # another build's lowering of the same model (--save-onnx), timed in the same rounds
+        import onnx
+
+        other = onnx.load(str(Path(against) / f"{name}.onnx"))
+        makers["ort (against)"] = lambda: ort_runner(other, real, threads)
+        makers["openvino (against)"] = lambda: openvino_runner(other, real, threads)
+        targets = [*targets, "ort (against)", "openvino (against)"]
     for t in targets:
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
@@ -356,6 +365,8 @@ def main() -> None:
     p.add_argument("--threads", default="1,0", help="thread counts, 0 = all cores")
     p.add_argument("--rounds", type=int)
     p.add_argument("--profile", metavar="MODEL")
+    p.add_argument("--save-onnx", metavar="DIR", help="write each lowered model's ONNX file there and stop")
+    p.add_argument("--against", metavar="DIR", help="also time the ONNX files another build saved there")
     p.add_argument("--json")
     a = p.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
@@ -367,14 +378,20 @@ def main() -> None:
             write_json(a.json, {"env": env_info(torch.device("cpu")), "results": [prof]})
         return
     names = a.models.split(",") if a.models else list(SMALL if a.small else SIZES)
-    targets = a.targets.split(",")
+    if a.save_onnx:
+        for name in names:
+            model, args = (SMALL if a.small else SIZES)[name]()
+            low = realify.lower(torch.export.export(model.eval(), args), target="onnx", truncate_double=True)
+            (Path(a.save_onnx) / f"{name}.onnx").write_bytes(_onnx(low, _real(args)).SerializeToString())
+        return
+    targets = a.targets.split(",") + (["ort (against)", "openvino (against)"] if a.against else [])
     rounds = a.rounds or (3 if a.small else 40)
     rows = []
     print(f"| model | threads | eager ms | {' | '.join(f'{t} / eager' for t in targets)} |")
     print("|---|---:|---:|" + "---:|" * len(targets))
     for name in names:
         for t in threads:
-            variants, notes = build(name, a.small, t, targets)
+            variants, notes = build(name, a.small, t, [x for x in targets if "against" not in x], a.against)
             if "executorch" in variants and t != 1:
                 variants.pop("executorch")
                 notes["executorch"] = {"why": "ExecuTorch picks its own threads", "star": True}
