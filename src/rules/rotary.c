@@ -9,6 +9,7 @@
  * pairs. Anything else is left to the ordinary multiply. */
 #include <string.h>
 
+#include "cxmath/cxmath.h"
 #include "rules/rotary.h"
 
 static int is_one(const rf_dim *d) { return !d->sym && d->size == 1; }
@@ -31,8 +32,37 @@ static rf_arg arg_int(const char *name, int64_t i) {
     return a;
 }
 
+static rf_value *permute(rf_lowering *L, rf_value *x, const int64_t *perm) {
+    rf_dim d[5];
+    for (int i = 0; i < 5; i++) d[i] = x->dims[perm[i]];
+    rf_arg args[2] = {{"self", rf_attr_ref(x)}, {"dims", rf_attr_ints(rf_out_graph(L), 5, perm)}};
+    return rf_b_op(L, "aten.permute.default", 2, args, x->dtype, 5, d, "_perm");
+}
+
+/* Graph runtimes (ONNX Runtime, OpenVINO) run every op as its own pass, and a split or a stack on the
+ * innermost axis of size 2 is their slowest kind: per-element copies (OpenVINO's Concat there is its
+ * reference kernel, 75% of the axial RoPE's time). So the pair axis moves to the front first, one
+ * transpose, where the parts are contiguous halves, and back after the product, one transpose. The
+ * product itself is eager's, term for term. */
+static int rotary_graph(rf_lowering *L, const rf_node *n, rf_value *pairs, rf_cx table) {
+    static const int64_t to_front[5] = {4, 0, 1, 2, 3}, to_back[5] = {1, 2, 3, 4, 0};
+    rf_value *t = permute(L, pairs, to_front);
+    if (!t) return 0;
+    rf_cx x = rf_cx_values(rf_b_select(L, t, 0, 0), rf_b_select(L, t, 0, 1));
+    rf_cx y = rf_cx_mul_eager(L, x, table);
+    rf_value *re = rf_b_materialize(L, y.re, x.re.v), *im = rf_b_materialize(L, y.im, x.re.v);
+    if (rf_status_of(L) != RF_OK || !re || !im) return 0;
+    rf_value *st = rf_b_stack2(L, re, im, 0);
+    rf_value *packed = st ? permute(L, st, to_back) : NULL;
+    if (!packed) return 0;
+    rf_set_packed(L, n->outs[0], packed);
+    return 1;
+}
+
 int rf_lower_rotary(rf_lowering *L, const rf_node *n) {
-    if (!rf_options(L)->rotary_op || strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
+    const unsigned graph_targets = RF_TARGET_ONNX | RF_TARGET_OPENVINO;
+    int graph = (rf_options(L)->target & graph_targets) != 0 && !rf_options(L)->rotary_op;
+    if (!(rf_options(L)->rotary_op || graph) || strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
     const rf_attr *self = rf_node_arg(n, "self"), *other = rf_node_arg(n, "other");
     if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(other)) return 0;
     const rf_value *out = n->outs[0], *x = self->value, *f = other->value;
@@ -49,6 +79,7 @@ int rf_lower_rotary(rf_lowering *L, const rf_node *n) {
     if (!pairs || pairs->dtype != w || pairs->rank != 5) return 0;
     rf_cx table = rf_cx_of(L, f, w);
     if (rf_status_of(L) != RF_OK || !table.re.v || !table.im.v) return 0;
+    if (graph) return rotary_graph(L, n, pairs, table);
 
     rf_dim dims[5];
     memcpy(dims, pairs->dims, 5 * sizeof(rf_dim));

@@ -18,6 +18,7 @@ EXTRA = {
     "onnx_fft.py": ["--models", "fno2d,fnet"],
     "fft_profile.py": ["--models", "fno2d", "--host"],
     "interleaved.py": ["--cases", "decode,log_mel"],
+    "deploy_speed.py": ["--models", "axial_rope_2d,fnet", "--targets", "ort,openvino,plain", "--threads", "1"],
     "rope_forms.py": ["--dtypes", "bfloat16,float16", "--settings", "default", "--no-decode"],
 }
 SCRIPTS = [
@@ -34,14 +35,38 @@ SCRIPTS = [
     "fft_forms.py",
     "rope_forms.py",
     "fft_tf32.py",
+    "deploy_speed.py",
 ]
+
+
+def by_model(rows: list[dict], model: str) -> dict:
+    return next(r for r in rows if r["model"] == model)
+
+
+def test_deploy_speed_profile(tmp_path: Path) -> None:
+    """--profile gives the per-op time of both runtimes, and the ONNX graph's node kinds."""
+    pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
+    pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript")
+    pytest.importorskip("openvino", reason="needs openvino (make venv installs the deploy targets)")
+    out = tmp_path / "result.json"
+    script = str(ROOT / "bench" / "deploy_speed.py")
+    cmd = [sys.executable, script, "--small", "--profile", "fnet", "--threads", "1", "--json", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    (prof,) = json.loads(out.read_text())["results"]
+    assert prof["onnx_nodes"].get("MatMul", 0) > 0  # the matmul strategy's DFT stages
+    for rt in ("ort", "openvino"):
+        assert prof[rt] and all(us >= 0 and count >= 1 for _, us, count in prof[rt])
+        assert sum(us for _, us, _ in prof[rt]) > 0
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_script_small(script: str, tmp_path: Path) -> None:
-    if script == "onnx_fft.py":
+    if script in ("onnx_fft.py", "deploy_speed.py"):
         pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
         pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript")
+    if script == "deploy_speed.py":
+        pytest.importorskip("openvino", reason="needs openvino (make venv installs the deploy targets)")
     out = tmp_path / "result.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--small", "--json", str(out), *EXTRA.get(script, [])],
@@ -73,6 +98,12 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             dft, mm = by[model, "realify onnx-dft"], by[model, "realify matmul"]
             assert dft["dft_nodes"] > 0 and mm["dft_nodes"] == 0
             assert dft["max_rel_err"] < 1e-4 and mm["max_rel_err"] < 1e-4
+    elif script == "deploy_speed.py":
+        assert {(r["model"], r["threads"]) for r in rows} == {("axial_rope_2d", 1), ("fnet", 1)}
+        for r in rows:  # both runtimes run the lowered model and agree with eager; no timing is asserted
+            assert r["eager_ms"] > 0 and r["ort"] > 0 and r["openvino"] > 0
+            assert r["ort_err"] < 1e-5 and r["openvino_err"] < 1e-5
+        assert "plain_why" in by_model(rows, "axial_rope_2d") and by_model(rows, "fnet")["plain"] > 0
     elif script == "fft_models.py":
         by = {(r["model"], r["variant"]): r for r in rows}
         for model in ("fno2d", "mri"):
