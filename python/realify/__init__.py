@@ -6,6 +6,7 @@ from ._signature import Boundary, Signature
 from .artifact import load, save
 from .errors import (
     ComplexDtypeRemainsError,
+    EagerFallbackWarning,
     GraphCaptureError,
     RealifyError,
     Status,
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Boundary",
     "ComplexDtypeRemainsError",
+    "EagerFallbackWarning",
     "GraphCaptureError",
     "LoweringReport",
     "RealifyError",
