@@ -12,6 +12,7 @@ fall back to, so a lowering for one still raises.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import operator
 import warnings
@@ -23,7 +24,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from .errors import EagerFallbackWarning, UnsupportedOpError
+from .errors import EagerFallbackWarning, UnsupportedOpError, user_source_line
 
 FALLBACKS = ("error", "eager")
 # Targets whose receiver runs no PyTorch: an op left to eager PyTorch could not run there.
@@ -111,13 +112,16 @@ def isolate(gm: fx.GraphModule, node_name: str) -> fx.GraphModule:
         raise ValueError(f"no call node {node_name!r} to fall back on")
     leaves, spec = pytree.tree_flatten((node.args, node.kwargs))
     consts = [_TENSOR if isinstance(a, fx.Node) else a for a in leaves]
-    if any(isinstance(a, fx.Node) and not isinstance(_val(a), torch.Tensor) for a in leaves):
-        raise UnsupportedOpError(str(node.target), node.name, None, "fallback='eager' needs tensor arguments")
+    outs = node.meta.get("val")
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    if any(isinstance(a, fx.Node) and not isinstance(_val(a), torch.Tensor) for a in leaves) or not all(
+        isinstance(o, torch.Tensor) for o in outs
+    ):
+        raise UnsupportedOpError(str(node.target), node.name, user_source_line(node),
+                                 "fallback='eager' runs ops on tensors and with tensor results only")
     packed = {i for i, a in enumerate(leaves) if _is_complex(a)}
     key = f"{node.target}#{next(_KEYS)}"
     _REGISTRY[key] = _EagerOp(node.target, spec, consts, packed)
-    outs = node.meta["val"]
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     real_outs = [torch.view_as_real(o.resolve_conj()) if o.is_complex() else o for o in outs]
     with graph.inserting_before(node):
         tensors = []
@@ -136,7 +140,8 @@ def isolate(gm: fx.GraphModule, node_name: str) -> fx.GraphModule:
     if isinstance(node.meta["val"], (list, tuple)):
         for user in list(node.users):
             if user.target is not operator.getitem:
-                raise UnsupportedOpError(str(node.target), node.name, None, "its results are not read by index")
+                raise UnsupportedOpError(str(node.target), node.name, user_source_line(node),
+                                         "fallback='eager': its results are not read by index")
             user.replace_all_uses_with(results[user.args[1]])
             graph.erase_node(user)
     else:
@@ -151,7 +156,7 @@ def _copy_graph(graph: fx.Graph) -> fx.Graph:
     env: dict[fx.Node, fx.Node] = {}
     result = out.graph_copy(graph, env)
     out.output(result)
-    out._codegen = graph._codegen
+    out._codegen = copy.deepcopy(graph._codegen)
     return out
 
 
