@@ -107,3 +107,29 @@ def test_error_default_in_the_backend() -> None:
     compiled = torch.compile(Spectrum(), backend="realify", fullgraph=True, options={"backend": "eager"})
     with pytest.raises(Exception, match="realify cannot lower aten.linalg_eig.default"):
         compiled(*inputs())
+
+
+class EigTrain(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.w = torch.nn.Parameter(torch.randn(4, 4, dtype=torch.complex64, generator=g))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e = torch.linalg.eigvals(self.w * x)
+        return (e * e.conj()).real.sum() + (self.w * x).abs().sum()
+
+
+def test_training_step_through_a_fallback() -> None:
+    """The forward's eig falls back; its gradient (complex, lowered in the backward graph) matches eager's."""
+    model, x = EigTrain(), torch.randn(4, 4, generator=torch.Generator().manual_seed(1))
+    ref = EigTrain()
+    options = {"backend": "eager", "fallback": "eager"}
+    compiled = torch.compile(model, backend="realify", fullgraph=True, options=options)
+    with pytest.warns(realify.EagerFallbackWarning, match="linalg_eig"):
+        loss = compiled(x)
+    loss.backward()
+    ref_loss = ref(x)
+    ref_loss.backward()
+    torch.testing.assert_close(loss, ref_loss, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(model.w.grad, ref.w.grad, rtol=1e-5, atol=1e-5)
