@@ -7,6 +7,7 @@ from .artifact import load, save
 from .errors import (
     ArtifactError,
     ComplexDtypeRemainsError,
+    EagerFallbackWarning,
     GraphCaptureError,
     RealifyError,
     Status,
@@ -28,6 +29,7 @@ __all__ = [
     "ArtifactError",
     "Boundary",
     "ComplexDtypeRemainsError",
+    "EagerFallbackWarning",
     "GraphCaptureError",
     "LoweringReport",
     "RealifyError",

@@ -1,4 +1,5 @@
-"""Outputs that are views of complex inputs, for the torch.compile adapter.
+"""Outputs that are views of complex inputs (or of real ones seen through view_as_complex), for the torch.compile
+adapter.
 
 aot_autograd rebuilds such an output from the caller's input at run time. With static shapes it replays the
 recorded complex view chain; with dynamic shapes it falls back to the returned tensor's own view chain (its
@@ -20,8 +21,9 @@ def _val(n: Any) -> Any:
 
 
 def _view_chain(out: fx.Node, needed: dict[fx.Node, None]) -> bool:
-    """Adds to `needed` every node `out` is computed from, if it is a chain of view ops that starts at a complex
-    input (size arithmetic may feed the views); False, and nothing usable, otherwise."""
+    """Adds to `needed` every node `out` is computed from, if it is a chain of view ops that starts at an input and
+    passes through a complex value (a complex input, or view_as_complex of a real one); size arithmetic may feed the
+    views. False, and nothing usable, otherwise: a chain of real views alone the C core copies as it is."""
     node, root = out, None
     while root is None:
         if node.op == "placeholder":
@@ -32,27 +34,31 @@ def _view_chain(out: fx.Node, needed: dict[fx.Node, None]) -> bool:
                 return False
         else:
             return False
-    root_val = _val(root)
-    if not isinstance(root_val, torch.Tensor) or not root_val.is_complex():
+    if not isinstance(_val(root), torch.Tensor):
         return False
-    stack = [out]
+    stack, seen = [out], {}
+    complex_on_chain = False
     while stack:
         n = stack.pop()
-        if n in needed:
+        if n in needed or n in seen:
             continue
         v = _val(n)
         if isinstance(v, torch.Tensor) and n.op != "placeholder" and not (
             n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and n.target.is_view
         ):
             return False  # a computed tensor feeds the chain (its shape, say): not a plain view
-        needed[n] = None
+        seen[n] = None
+        complex_on_chain |= isinstance(v, torch.Tensor) and v.is_complex()
         stack.extend(a for a in n.all_input_nodes)
+    if not complex_on_chain:
+        return False
+    needed.update(seen)
     return True
 
 
 def input_view_outputs(gm: fx.GraphModule) -> tuple[list[int], fx.GraphModule | None]:
-    """The output positions that are views of complex inputs, and a module computing just those (taking the
-    graph's own arguments)."""
+    """The output positions that are views of inputs through a complex value, and a module computing just those
+    (taking the graph's own arguments)."""
     outputs = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
     flat: Sequence[Any] = outputs.args[0] if isinstance(outputs.args[0], (list, tuple)) else [outputs.args[0]]
     needed: dict[fx.Node, None] = {}

@@ -11,7 +11,7 @@ import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from . import _core, native_fft
+from . import _core, _fallback, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
 from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
@@ -49,6 +49,8 @@ class LoweringReport:
     ir_after: str
     # the input graph's FFT nodes that became DFT matmuls (fft="matmul"): TF32 would reach them (realify._precision)
     dft_matmul_sources: list[FftSource] = field(default_factory=list)
+    # fallback="eager": the ops that run as the original complex op, in a graph break (realify._fallback)
+    eager_fallbacks: list[_fallback.EagerFallback] = field(default_factory=list)
 
 
 def _raise_lower_error(err: Any, t: Translation, target: str) -> None:
@@ -236,12 +238,15 @@ def lower_graph_module(
     rotary_op: bool = False,
     target: str = "portable",
     pair_words: bool = False,
+    fallback: str = "error",
 ) -> tuple[fx.GraphModule, LoweringReport]:
     """`fft`: "matmul", "native" or "onnx-dft"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C
     core may lay out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
     checked against (realify.targets); `pair_words`: bfloat16 RoPE reads and writes its pairs as int32 words (for
-    Inductor: contiguous loads and stores)."""
+    Inductor: contiguous loads and stores); `fallback`: "error", or "eager" (an op realify cannot lower runs as the
+    original complex op in a graph break, realify._fallback; not for a deploy target)."""
     validate_target(target)
+    eager = _fallback.validate_fallback(fallback) == "eager" and target not in _fallback.DEPLOY_TARGETS
     strategy = native_fft.resolve(fft, None)
     if strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT itself
         native_fft.register_inductor_decompositions()
@@ -253,6 +258,25 @@ def lower_graph_module(
         )
 
     gm = lower_hop_bodies(gm, lower_body)  # higher-order ops' bodies lowered, their operands and results real
+    fallbacks: list[_fallback.EagerFallback] = []
+    while True:
+        try:
+            new_gm, report = _lower_once(gm, truncate_double, strategy, planar, rotary_op, target, pair_words)
+            break
+        except UnsupportedOpError as e:
+            if not eager or any(f.node == e.node for f in fallbacks):
+                raise
+            fallbacks.append(_fallback.EagerFallback(e.op, e.node, e.source))
+            gm = _fallback.isolate(gm, e.node)  # a new graph again: the given one is kept
+    report.eager_fallbacks = fallbacks
+    _fallback.warn(fallbacks)
+    return new_gm, report
+
+
+def _lower_once(
+    gm: fx.GraphModule, truncate_double: bool, strategy: str, planar: int, rotary_op: bool, target: str,
+    pair_words: bool,
+) -> tuple[fx.GraphModule, LoweringReport]:
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:

@@ -23,6 +23,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 
 from . import _hoist, _inductor_direct, _precision, native_fft
 from ._aliases import input_view_outputs
+from ._fallback import validate_fallback
 from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
 from ._options import check_options
 from ._out_strides import outer_output_strides, own_output_strides, report_outer_strides
@@ -153,6 +154,7 @@ def compile_lowered(
     static_inputs: frozenset[int] = frozenset(),
     inductor_config: dict[str, Any] | None = None,
     tensorrt_options: dict[str, Any] | None = None,
+    fallback: str = "error",
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
 
@@ -172,7 +174,10 @@ def compile_lowered(
 
     `tensorrt_options`: Torch-TensorRT settings for backend "torch_tensorrt", over realify's TF32 choice
     (realify._precision.tensorrt_options). Under the other backends, DFT matmuls that TF32 would reach on CUDA
-    raise a Tf32DftWarning."""
+    raise a Tf32DftWarning.
+
+    `fallback`: "eager" runs an op realify cannot lower as the original complex op, in a graph break
+    (realify._fallback), except for a deploy target."""
     name, inner_fn = _resolve_inner(inner, mode, direct, inductor_config)
     strategy = native_fft.resolve(fft, name)
     flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
@@ -180,7 +185,8 @@ def compile_lowered(
     # Inductor reads bf16 RoPE pairs fastest as int32 words (docs/benchmarks.md); no deploy target's op set has them
     pair_words = name == "inductor" and target == "inductor"
     real_gm, report = lower_graph_module(
-        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words
+        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words,
+        fallback=fallback,
     )
     sources = frozenset(int(b.position) for b in report.signature.inputs if b.packed) & static_inputs
     prologue = _hoist.hoist(real_gm, sources) if sources and mode is None else None
@@ -270,6 +276,9 @@ def realify_backend(
       tensorrt_options: Torch-TensorRT compile settings for backend "torch_tensorrt" (its torch.compile options).
         realify sets disable_tf32: True where the graph holds DFT matmuls (TensorRT builds with TF32 by default,
         about 4e-4 off torch.fft), else torch's own CUDA matmul setting; these settings go over that.
+      fallback: "error" (default) or "eager": an op realify cannot lower runs as the original complex op in a
+        graph break (realify._fallback), listed in the CompileEvent's report and named by an EagerFallbackWarning;
+        under a deploy target (torch_tensorrt, onnxrt, or target= one of them) it still raises UnsupportedOpError.
     """
     if options is not None and not isinstance(options, dict):
         raise TypeError(f"realify: options must be a dict, not {type(options).__name__}")
@@ -288,6 +297,7 @@ def realify_backend(
     native_fft.resolve(fft, None)  # a bad value fails here, before tracing
     inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
     tensorrt_options = _checked_tensorrt_options(opts.pop("tensorrt_options", None), inner)
+    fallback = validate_fallback(opts.pop("fallback", "error"))
     static = _hoist.static_positions(example_inputs) if hoist else frozenset()
     _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
     if target is not None:
@@ -315,6 +325,7 @@ def realify_backend(
             if inference and inner == "inductor"
             else inductor_config,
             tensorrt_options=tensorrt_options,
+            fallback=fallback,
         )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed

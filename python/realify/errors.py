@@ -79,3 +79,8 @@ class TargetOpError(RealifyError):
 class Tf32DftWarning(UserWarning):
     """fft="matmul" made an FFT into DFT matmuls that TF32 would reach: less precise than torch.fft, which stays
     float32 (realify._precision)."""
+
+
+class EagerFallbackWarning(UserWarning):
+    """fallback="eager": ops realify could not lower run as the original complex ops, in graph breaks
+    (realify._fallback); LoweringReport.eager_fallbacks lists them."""

@@ -9,6 +9,7 @@ import torch.fx as fx
 
 from . import native_fft
 from ._export import lower_exported_program
+from ._fallback import validate_fallback
 from ._lowering import (
     PLANAR_CONSTS,
     PLANAR_INPUTS,
@@ -37,6 +38,7 @@ def lower(
     planar: bool = False,
     rotary_op: bool = False,
     target: str = "portable",
+    fallback: str = "error",
 ) -> Any:
     """Rewrite every complex value of `model` into real ops.
 
@@ -58,6 +60,11 @@ def lower(
     `target` ("portable", "tensorrt", "onnx", "executorch", "inductor",
     "openvino", "coreml") names who receives the result: every op realify
     emitted is checked against that target's op set (realify.targets).
+    `fallback`: "error" (default: an op with no rule raises UnsupportedOpError) or
+    "eager" (GraphModules only: that op runs as the original complex op in a graph
+    break, listed in the report's eager_fallbacks and named by an
+    EagerFallbackWarning; a lowering for a deploy target, and an ExportedProgram,
+    which is a deployable artifact, still raise).
     """
     if not isinstance(model, (torch.export.ExportedProgram, fx.GraphModule)):
         raise TypeError(f"realify.lower takes a GraphModule or an ExportedProgram, not {type(model).__name__}")
@@ -66,16 +73,23 @@ def lower(
                          "lowering it again would lose its complex signature; lower the original program")
     check_options(truncate_double=truncate_double, planar=planar, rotary_op=rotary_op, fft=fft, target=target)
     validate_target(target)
+    validate_fallback(fallback)
     strategy = native_fft.resolve(fft, None)
     flags = PLANAR_CONSTS if planar else 0
     with torch_lock():  # torch's tracing and decomposition state is global (realify._threads)
         if isinstance(model, torch.export.ExportedProgram):
+            if fallback != "error":
+                raise ValueError(
+                    "fallback='eager' applies to GraphModules and the torch.compile backend: an ExportedProgram is "
+                    "an artifact with no eager PyTorch behind it; lower ep.module() to fall back"
+                )
             return lower_exported_program(
                 model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op,
                 target=target,
             )
         return lower_graph_module(
-            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target
+            model, truncate_double=truncate_double, fft=strategy, planar=flags, rotary_op=rotary_op, target=target,
+            fallback=fallback,
         )[0]
 
 
