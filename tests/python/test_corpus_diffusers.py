@@ -11,6 +11,7 @@ layer), found by grepping the installed package for view_as_complex / torch.pola
 - ZImageTransformer2DModel: torch.polar tables, RoPE inside torch.amp.autocast("cuda", enabled=False) (an
   autocast region that torch.export keeps as a higher-order op)
 - QwenImage21Transformer2DModel: polar RoPE; the joint sequence is built with data-dependent repeat_interleave
+  (upstream export and dynamo cannot take it), and QwenImage21TransformerBlock with its QwenImage21Rope table
 - WanTransformer3DModel: its RoPE is real (cos/sin) in this release; a model realify must pass through untouched
 - FreeU (diffusers.utils.torch_utils.apply_freeu): fourier_filter's fftn / fftshift / ifftn on the skip features
 
@@ -162,6 +163,25 @@ def _qwen_image21() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     return call.eval(), (_randn(1, 16, 16), _randn(1, 5, 16), torch.tensor([0.5]), img_mask)
 
 
+class QwenImage21Block(torch.nn.Module):
+    def __init__(self) -> None:
+        from diffusers.models.transformers.transformer_qwenimage21 import QwenImage21TransformerBlock
+
+        super().__init__()
+        self.block = QwenImage21TransformerBlock(16, 2, 8)
+
+    def forward(self, x: torch.Tensor, modulation: torch.Tensor, rope: torch.Tensor) -> torch.Tensor:
+        return self.block(x, modulation, rotary_emb=rope)
+
+
+def _qwen_image21_block() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    from diffusers.models.transformers.transformer_qwenimage21 import QwenImage21Rope
+
+    image = torch.arange(12).ge(4)  # 4 text tokens, then a 2x4 image
+    rope = QwenImage21Rope(10000, [2, 2, 4])([(1, 2, 4)], image, torch.device("cpu"))  # complex64 (12, 4)
+    return QwenImage21Block().eval(), (_randn(1, 12, 16), _randn(1, 64), rope)
+
+
 def _wan() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     from diffusers import WanTransformer3DModel
 
@@ -203,6 +223,7 @@ CASES = [
     Case("diffusers/QwenImage21Transformer2DModel", "diffusers", _qwen_image21,
          upstream=(Upstream("export", "data-dependent repeat_interleave and .tolist() build the joint sequence"),
                    Upstream("compile", "Tensor.tolist() of a bool mask (dynamo cannot trace it)"))),
+    Case("diffusers/QwenImage21TransformerBlock", "diffusers", _qwen_image21_block),
     Case("diffusers/WanTransformer3DModel (real RoPE)", "diffusers", _wan),
     Case("diffusers/FreeU apply_freeu (fourier_filter)", "diffusers", _freeu),
 ]
