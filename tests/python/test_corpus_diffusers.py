@@ -12,6 +12,8 @@ layer), found by grepping the installed package for view_as_complex / torch.pola
   autocast region that torch.export keeps as a higher-order op)
 - QwenImage21Transformer2DModel: polar RoPE; the joint sequence is built with data-dependent repeat_interleave
   (upstream export and dynamo cannot take it), and QwenImage21TransformerBlock with its QwenImage21Rope table
+- AnyFlowTransformer3DModel: Wan-style 3-D RoPE built with use_real=False, applied through view_as_complex in
+  complex128; the rotated q/k (strided like the permuted input) feed SDPA, whose output strides follow them
 - WanTransformer3DModel: its RoPE is real (cos/sin) in this release; a model realify must pass through untouched
 - FreeU (diffusers.utils.torch_utils.apply_freeu): fourier_filter's fftn / fftshift / ifftn on the skip features
 
@@ -193,6 +195,19 @@ def _wan() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     return call.eval(), (_randn(1, 4, 2, 8, 8), torch.tensor([500]), _randn(1, 5, 16))
 
 
+def _anyflow() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    from diffusers import AnyFlowTransformer3DModel
+
+    model = AnyFlowTransformer3DModel(
+        patch_size=(1, 2, 2), num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,
+        text_dim=16, freq_dim=16, ffn_dim=32, num_layers=1, rope_max_seq_len=32,
+    )
+    call = Call(model, ("hidden_states", "timestep", "r_timestep", "encoder_hidden_states"))
+    # latents are (batch, frames, channels, height, width); timesteps are per frame
+    t, r = torch.tensor([[500.0, 400.0]]), torch.tensor([[250.0, 200.0]])
+    return call.eval(), (_randn(1, 2, 4, 8, 8), t, r, _randn(1, 5, 16))
+
+
 class FreeU(torch.nn.Module):
     """FreeU on one decoder stage, as UNet2DConditionModel applies it: backbone scaled, skip features filtered."""
 
@@ -225,6 +240,7 @@ CASES = [
                    Upstream("compile", "Tensor.tolist() of a bool mask (dynamo cannot trace it)"))),
     Case("diffusers/QwenImage21TransformerBlock", "diffusers", _qwen_image21_block),
     Case("diffusers/WanTransformer3DModel (real RoPE)", "diffusers", _wan),
+    Case("diffusers/AnyFlowTransformer3DModel", "diffusers", _anyflow),
     Case("diffusers/FreeU apply_freeu (fourier_filter)", "diffusers", _freeu),
 ]
 
