@@ -37,7 +37,10 @@ def _ct_mlp() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
 def _ct_conv1d() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     import complextorch.nn as cvnn
 
-    model = _Stack(cvnn.Conv1d(2, 4, 3, padding=1), cvnn.BatchNorm1d(4), cvnn.CReLU(inplace=False), cvnn.Conv1d(4, 4, 3))
+    # CReLU's in-place ReLUs (its default) break eager's own backward; inplace=False is the package's switch
+    model = _Stack(
+        cvnn.Conv1d(2, 4, 3, padding=1), cvnn.BatchNorm1d(4), cvnn.CReLU(inplace=False), cvnn.Conv1d(4, 4, 3)
+    )
     return model.eval(), (_crandn(2, 2, 16),)
 
 
