@@ -309,13 +309,19 @@ def interleaved(variants: dict[str, Callable], rounds: int, warmup: int = 3) -> 
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def profile(name: str, small: bool, threads: int, iters: int) -> dict[str, Any]:
-    """Per-op time (µs per call) of the lowered model in ORT (its profiler) and OpenVINO (PERF_COUNT)."""
+def profile(name: str, small: bool, threads: int, iters: int, against: str | None = None) -> dict[str, Any]:
+    """Per-op time (µs per call) of the lowered model in ORT (its profiler) and OpenVINO (PERF_COUNT); with
+    `against`, of the ONNX file another build saved there instead (a before/after pair under the same load)."""
     model, args = (SMALL if small else SIZES)[name]()
-    ep = torch.export.export(model.eval(), args)
     real = _real(args)
-    proto = _onnx(realify.lower(ep, target="onnx", truncate_double=True), real)
-    out: dict[str, Any] = {"model": name, "onnx_nodes": {}}
+    if against:
+        import onnx
+
+        proto = onnx.load(str(Path(against) / f"{name}.onnx"))
+    else:
+        ep = torch.export.export(model.eval(), args)
+        proto = _onnx(realify.lower(ep, target="onnx", truncate_double=True), real)
+    out: dict[str, Any] = {"model": name + (f" ({against})" if against else ""), "onnx_nodes": {}}
     for n in proto.graph.node:
         out["onnx_nodes"][n.op_type] = out["onnx_nodes"].get(n.op_type, 0) + 1
     with tempfile.TemporaryDirectory() as d:
@@ -371,11 +377,13 @@ def main() -> None:
     a = p.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     if a.profile:
+        profs = []
         for t in threads:
-            prof = profile(a.profile, a.small, t, 5 if a.small else 50)
-            print(f"threads {t or os.cpu_count()}")
-            print_profile(prof)
-            write_json(a.json, {"env": env_info(torch.device("cpu")), "results": [prof]})
+            for other in [a.against, None] if a.against else [None]:  # before, then after
+                profs.append(profile(a.profile, a.small, t, 5 if a.small else 50, other))
+                print(f"threads {t or os.cpu_count()}")
+                print_profile(profs[-1])
+        write_json(a.json, {"env": env_info(torch.device("cpu")), "results": profs})
         return
     names = a.models.split(",") if a.models else list(SMALL if a.small else SIZES)
     if a.save_onnx:

@@ -123,8 +123,9 @@ static rf_value *dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int re
 
 /* x * k for a complex constant k (re, im given in double, shape sdims) that
  * broadcasts over the dims after x's split axis, which is axis `split` of x
- * (negative). In split layout: x * k_re + flip(x, split) * k_im * [-1; 1],
- * one fused elementwise expression. */
+ * (negative). In split layout: x * k_re + flip(x, split) * [-k_im; k_im]. The
+ * sign rides in the constant (a * -b is -(a * b) exactly), so a graph runtime,
+ * which runs each op as its own pass, makes no pass for it. */
 static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, const int64_t *sdims, const double *re,
                 const double *im) {
     rf_lowering *L = f->L;
@@ -147,14 +148,10 @@ static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, co
         snprintf(hint, sizeof hint, "%s_re", name);
         rf_value *t = rf_fft_mul_const(L, x.v, rf_fft_const(f, hint, f->dt, srank, sdims, re));
         if (!all_zero(im, cnt)) {
-            double sgn[2] = {-1.0, 1.0};
-            int64_t sd[RF_MAX_RANK + 1] = {2};
-            for (int i = 0; i < srank; i++) sd[i + 1] = 1;
-            snprintf(hint, sizeof hint, "%s_im", name);
-            rf_value *u = rf_fft_mul_const(L, rf_b_flip(L, x.v, split), rf_fft_const(f, hint, f->dt, srank, sdims, im));
-            snprintf(hint, sizeof hint, "split_sign%d", srank);
-            rf_value *k = rf_fft_const(f, hint, f->dt, srank + 1, sd, sgn);
-            t = rf_b_add(L, rf_val(t), rf_val(rf_fft_mul_const(L, u, k))).v;
+            for (size_t i = 0; i < cnt; i++) two[i] = -im[i], two[cnt + i] = im[i];
+            snprintf(hint, sizeof hint, "%s_im_signed", name);
+            rf_value *u = rf_fft_mul_const(L, rf_b_flip(L, x.v, split), rf_fft_const(f, hint, f->dt, srank + 1, d2, two));
+            t = rf_b_add(L, rf_val(t), rf_val(u)).v;
         }
         out = bk(t, 0);
     }

@@ -119,6 +119,44 @@ static rf_value *pad_signal(rf_lowering *L, rf_value *v, const void *arg) {
     return rf_b_op(L, "aten.pad.default", 4, args, v->dtype, 3, d, "_pad");
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Frames for graph runtimes (ONNX Runtime, OpenVINO), whose gather on the innermost axis copies element by
+ * element (a third of a log-mel's time in ONNX Runtime). With g = gcd(n_fft, hop), the signal is blocks
+ * [B, nb, g]; frame f is blocks f*h .. f*h + q - 1 (h = hop/g, q = n_fft/g), so the frames are q strided
+ * slices of whole blocks, stacked: contiguous copies of g elements. NULL where the blocks would be too
+ * small or too many (then the gather). */
+static rf_value *frame_blocks(rf_lowering *L, rf_value *v, const frame_args *fa, int64_t count) {
+    int64_t g = gcd64(fa->n_fft, fa->hop), q = fa->n_fft / g, h = fa->hop / g;
+    enum { MIN_BLOCK = 16, MAX_SLICES = 16 };
+    if (g < MIN_BLOCK || q > MAX_SLICES || !(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)))
+        return NULL;
+    int64_t need = (count - 1) * fa->hop + fa->n_fft, nb = need / g;
+    rf_value *x = v->dims[1].size > need ? rf_b_slice(L, v, 1, 0, need) : v;
+    rf_value *blocks = rf_b_unflatten(L, x, 1, 2, (int64_t[]){nb, g});
+    rf_value *parts[MAX_SLICES];
+    for (int64_t j = 0; j < q; j++) {
+        rf_dim d[3] = {v->dims[0], {count, NULL}, {g, NULL}};
+        rf_arg args[5] = {{"self", rf_attr_ref(blocks)},
+                          {"dim", rf_attr_int(1)},
+                          {"start", rf_attr_int(j)},
+                          {"end", rf_attr_int(j + (count - 1) * h + 1)},
+                          {"step", rf_attr_int(h)}};
+        rf_value *sl = blocks ? rf_b_op(L, "aten.slice.Tensor", 5, args, v->dtype, 3, d, "_frame_part") : NULL;
+        parts[j] = sl ? rf_b_unsqueeze(L, sl, 2) : NULL;
+        if (!parts[j]) return NULL;
+    }
+    rf_value *st = rf_b_cat(L, (size_t)q, parts, 2); /* [B, count, q, g] */
+    return st ? rf_b_flatten(L, st, 2, 3) : NULL;
+}
+
 /* [B, T] -> [B, frames, n_fft]: a gather with a constant index where the length
  * is static (ExecuTorch and Core ML have no unfold), unfold otherwise (on dim 1,
  * not -1: OpenVINO's unfold conversion fails on a negative dim). NULL when the
@@ -146,6 +184,8 @@ static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     }
     if (d[1].size < fa->n_fft) return NULL;
     int64_t count = (d[1].size - fa->n_fft) / fa->hop + 1, len = count * fa->n_fft;
+    rf_value *blocks = frame_blocks(L, v, fa, count);
+    if (blocks || rf_status_of(L) != RF_OK) return blocks;
     double *idx = malloc((size_t)len * sizeof *idx);
     if (!idx) {
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory building stft frames");

@@ -53,7 +53,11 @@ static int rotary_graph(rf_lowering *L, const rf_node *n, rf_value *pairs, rf_cx
     rf_value *re = rf_b_materialize(L, y.re, x.re.v), *im = rf_b_materialize(L, y.im, x.re.v);
     if (rf_status_of(L) != RF_OK || !re || !im) return 0;
     rf_value *st = rf_b_stack2(L, re, im, 0);
-    rf_value *packed = st ? permute(L, st, to_back) : NULL;
+    rf_value *back = st ? permute(L, st, to_back) : NULL;
+    if (!back) return 0;
+    /* contiguous, as the stack it replaces was: the user's code may view the result (a free Identity in ONNX) */
+    rf_arg cargs[2] = {{"self", rf_attr_ref(back)}, {"memory_format", rf_attr_str("@memory_format:contiguous_format")}};
+    rf_value *packed = rf_b_op(L, "aten.clone.default", 2, cargs, back->dtype, 5, back->dims, "_contig");
     if (!packed) return 0;
     rf_set_packed(L, n->outs[0], packed);
     return 1;
