@@ -6,7 +6,7 @@ BUILD := build/asan
 TORCH_VERSION ?= 2.13.0
 STAMP := $(VENV)/.realify-installed
 
-.PHONY: corpus-table demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke random-programs
+.PHONY: corpus-table demo test test-c test-python lint venv build-c clean coverage fuzz fuzz-smoke fuzz-corpus random-programs
 
 $(STAMP): pyproject.toml setup.py tests/corpus-requirements.txt tests/corpus-nodeps.txt $(wildcard src/*/*.c src/*/*.h include/*.h python/realify/_core.c)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -76,20 +76,25 @@ random-programs: $(STAMP)
 coverage: $(STAMP)
 	REALIFY_WRITE_COVERAGE=1 $(VENV)/bin/pytest -q tests/python/test_opinfo.py
 
-# libFuzzer over parse -> verify -> lower -> print -> re-parse (tools/fuzz_ir.c), with ASan and UBSan.
-# Needs clang-14 and its runtimes (Debian: apt-get install clang-14 libclang-rt-14-dev). New corpus
-# entries go to build/fuzz/corpus; the golden files and past findings are the seeds. A finding is written
-# to build/fuzz/findings/: make it an error, then keep it in tests/c/fuzz_regress/ (ctest replays it).
+# libFuzzer over parse -> verify -> lower -> print -> re-parse (tools/fuzz_ir.c), with ASan and UBSan, in fork
+# mode: FUZZ_JOBS child processes, and a crash, timeout or OOM in one is written to build/fuzz/findings/ while
+# the campaign goes on; the target fails at the end if there are any. Needs clang-14 and its runtimes (Debian:
+# apt-get install clang-14 libclang-rt-14-dev). New corpus entries go to build/fuzz/corpus; the seeds are the
+# kept corpus (tests/c/fuzz_corpus, minimized: `make fuzz-corpus`), the golden files and past findings. A
+# finding: make it an error, then keep it in tests/c/fuzz_regress/ (ctest replays it).
+# The 30-minute campaign: make fuzz FUZZ_SECONDS=1800
 CLANG ?= clang-14
 FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 60
+FUZZ_JOBS ?= 2
 # The smoke run in `make test` starts from a fixed seed so CI is reproducible; `make fuzz` explores freely.
 FUZZ_TEST_SEED ?= 1
 FUZZ_FLAGS ?=
 FUZZ_CFLAGS := -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -Wall -Wextra -Werror -Iinclude -Isrc
 FUZZ_SOURCES := $(wildcard src/*/*.c) tools/fuzz_ir.c
+FUZZ_SEEDS := tests/c/fuzz_corpus tests/c/golden tests/c/fuzz_regress
 
 $(FUZZ_DIR)/fuzz_ir: $(FUZZ_SOURCES) $(wildcard src/*/*.h include/*.h)
 	mkdir -p $(FUZZ_DIR)
@@ -97,9 +102,23 @@ $(FUZZ_DIR)/fuzz_ir: $(FUZZ_SOURCES) $(wildcard src/*/*.h include/*.h)
 
 fuzz: $(FUZZ_DIR)/fuzz_ir
 	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
-	$(FUZZ_DIR)/fuzz_ir -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
-		-dict=tools/fuzz_ir.dict \
-		$(FUZZ_FLAGS) -artifact_prefix=$(FUZZ_DIR)/findings/ $(FUZZ_DIR)/corpus tests/c/golden tests/c/fuzz_regress
+	rm -f $(FUZZ_DIR)/findings/*
+	$(FUZZ_DIR)/fuzz_ir -fork=$(FUZZ_JOBS) -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=tools/fuzz_ir.dict -artifact_prefix=$(FUZZ_DIR)/findings/ \
+		$(FUZZ_FLAGS) $(FUZZ_DIR)/corpus $(FUZZ_SEEDS)
+	@n=$$(ls $(FUZZ_DIR)/findings | wc -l); echo "fuzz: $$n finding(s) in $(FUZZ_DIR)/findings"; test $$n -eq 0
+
+# Rebuild the kept seed corpus: the smallest set of inputs (kept corpus, campaign corpus, golden files, findings)
+# that covers what they all cover together.
+# The golden files and findings are seeds already: the merge starts from them and keeps only what they miss.
+fuzz-corpus: $(FUZZ_DIR)/fuzz_ir
+	rm -rf $(FUZZ_DIR)/corpus.min && mkdir -p $(FUZZ_DIR)/corpus.min $(FUZZ_DIR)/corpus
+	for f in tests/c/golden/* tests/c/fuzz_regress/*; do cp $$f $(FUZZ_DIR)/corpus.min/seed-$$(basename $$f); done
+	$(FUZZ_DIR)/fuzz_ir -merge=1 -timeout=30 -rss_limit_mb=2048 $(FUZZ_DIR)/corpus.min \
+		tests/c/fuzz_corpus $(FUZZ_DIR)/corpus
+	rm -f $(FUZZ_DIR)/corpus.min/seed-*
+	rm -rf tests/c/fuzz_corpus && mv $(FUZZ_DIR)/corpus.min tests/c/fuzz_corpus
 
 # The short run `make test` does: only where clang-14 with libFuzzer is installed.
 fuzz-smoke:

@@ -86,6 +86,10 @@ const char *rf_status_name(rf_status s);
 rf_status rf_parse(const char *text, rf_graph **out, rf_error *err);
 char *rf_print(const rf_graph *g);
 void rf_string_free(char *s);
+/* Test hook: the k-th heap allocation from now on this thread fails (k = 0: the next one; -1: none). Out of
+ * memory is an error every entry point returns (RF_ERR_NOMEM, or NULL where it returns a pointer), never an
+ * abort, and leaves nothing allocated. */
+long rf_test_fail_allocation(long k); /* returns the countdown it replaces (-1: spent or none) */
 void rf_graph_free(rf_graph *g);
 size_t rf_graph_node_count(const rf_graph *g);
 /* Node i's op, and the name of its first result ("" when it has none); NULL past the end. */

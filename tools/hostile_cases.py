@@ -94,9 +94,8 @@ def main() -> None:
     rc, msg = _run(_cli("lower", "cio.pt2", "-o", "cio.pt2", "-q"), d)
     rows.append(("realify lower cio.pt2 -o cio.pt2", rc, msg))
     (d / "low.pt2").write_bytes(before)
-    os.remove(d / "cio.pt2") if rc == 0 else None
-    if not (d / "cio.pt2").exists() or zipfile.is_zipfile(d / "cio.pt2") is False:
-        torch.export.save(torch.export.export(Cio(), (torch.randn(6, dtype=torch.complex64),)), d / "cio.pt2")
+    # the case above may have overwritten cio.pt2 with its lowered form (it did before issue 31): start afresh
+    torch.export.save(torch.export.export(Cio(), (torch.randn(6, dtype=torch.complex64),)), d / "cio.pt2")
 
     helptext = subprocess.run([sys.executable, *_cli("lower", "--help")], capture_output=True, text=True).stdout
     force = ["--force"] if "--force" in helptext else []
@@ -111,7 +110,8 @@ def main() -> None:
         for line in p.stderr:
             if "writing" in line:
                 break
-        time.sleep(0.2 if force else float(os.environ.get("HOSTILE_SIGNAL_DELAY", "0")))  # with the slow-write test hook (new code) the write takes 5 s
+        # with the slow-write test hook (new code) the write takes 5 s
+        time.sleep(0.2 if force else float(os.environ.get("HOSTILE_SIGNAL_DELAY", "0")))
         p.send_signal(sig)
         err = p.stderr.read()
         p.wait()
@@ -119,10 +119,10 @@ def main() -> None:
         intact = now == good
         whole = zipfile.is_zipfile(d / "wide_low.pt2")
         tb = "traceback; " if "Traceback" in err else ""
+        state = "intact" if intact else "replaced whole" if whole else f"DESTROYED ({len(good)} -> {len(now)} bytes)"
         last = [ln for ln in err.splitlines() if ln.strip()][-1:] or [""]
         rows.append((f"{sig.name} during `realify lower wide.pt2 -o wide_low.pt2` (exists, 16 MB)", p.returncode,
-                     f"{tb}old file {'intact' if intact else 'replaced whole' if whole else f'DESTROYED ({len(good)} -> {len(now)} bytes)'}; "
-                     f"{last[0]}"))
+                     f"{tb}old file {state}; {last[0]}"))
     (d / "low.pt2").write_bytes(before)
 
     (d / "outdir.pt2").mkdir()

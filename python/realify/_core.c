@@ -13,7 +13,9 @@ static PyObject *LowerError;
 static rf_graph *parse_or_raise(const char *text) {
     rf_graph *g = NULL;
     rf_error err = {0};
-    if (rf_parse(text, &g, &err) != RF_OK) {
+    rf_status s = rf_parse(text, &g, &err);
+    if (s == RF_ERR_NOMEM) return (rf_graph *)PyErr_NoMemory();
+    if (s != RF_OK) {
         PyErr_Format(PyExc_ValueError, "realify: cannot parse IR: %s", err.message);
         return NULL;
     }
@@ -175,6 +177,10 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_BEGIN_ALLOW_THREADS
     s = rf_lower(g, &opt, &out, &err);
     Py_END_ALLOW_THREADS
+    if (s == RF_ERR_NOMEM) { /* the core freed what it had allocated */
+        rf_graph_free(g);
+        return PyErr_NoMemory();
+    }
     if (s != RF_OK) {
         rf_graph_free(g);
         PyObject *pos = err.node_pos ? PyLong_FromSize_t(err.node_pos - 1) : Py_NewRef(Py_None);
@@ -209,6 +215,10 @@ static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_analysis *a = rf_analyze(g);
+    if (!a) { /* out of memory: the core freed what it had */
+        rf_graph_free(g);
+        return PyErr_NoMemory();
+    }
     const size_t *idx;
     size_t n = rf_analysis_complex_nodes(a, &idx);
     PyObject *l = PyList_New((Py_ssize_t)n);
@@ -229,6 +239,10 @@ static PyObject *py_analyze(PyObject *self, PyObject *arg) {
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_analysis *a = rf_analyze(g);
+    if (!a) { /* out of memory: the core freed what it had */
+        rf_graph_free(g);
+        return PyErr_NoMemory();
+    }
     const size_t *idx;
     size_t n_in = rf_analysis_complex_inputs(a, &idx);
     PyObject *ins = index_list(idx, n_in);
@@ -256,6 +270,14 @@ static PyObject *py_roundtrip(PyObject *self, PyObject *arg) {
     PyObject *r = take_string(rf_print(g));
     rf_graph_free(g);
     return r;
+}
+
+/* Test hook: the k-th allocation of the core from now on this thread fails; returns the countdown it replaced. */
+static PyObject *py_test_fail_allocation(PyObject *self, PyObject *arg) {
+    (void)self;
+    long k = PyLong_AsLong(arg);
+    if (k == -1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromLong(rf_test_fail_allocation(k));
 }
 
 static PyObject *py_rules(PyObject *self, PyObject *unused) {
@@ -304,6 +326,8 @@ static PyObject *py_target_bit(PyObject *self, PyObject *arg) {
 }
 
 static PyMethodDef methods[] = {
+    {"test_fail_allocation", py_test_fail_allocation, METH_O,
+     "test_fail_allocation(k) -> the countdown replaced: the k-th core allocation from now fails (-1: none)"},
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, fft=0, planar=0, rotary_op=False, "
      "target=0, pair_words=False) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, 2 onnx-dft; "

@@ -59,6 +59,8 @@ def _raise_lower_error(err: Any, t: Translation, target: str) -> None:
     if Status(code) is Status.ERR_TARGET:  # node_name: the node realify emitted; fx_node: what it lowered
         declared = _core.op_targets(op) is not None
         raise TargetOpError(target, op, node_name, user_source_line(fx_node), declared) from None
+    if Status(code) is Status.ERR_NOMEM:  # the core freed what it had allocated
+        raise MemoryError(f"realify: out of memory in the C core ({message})") from None
     shown = fx_node.name if fx_node is not None else node_name
     if Status(code) is Status.ERR_UNSUPPORTED:
         raise UnsupportedOpError(op, shown, user_source_line(fx_node), message) from None

@@ -120,6 +120,7 @@ def _plain(path: str, name: str, data: bytes) -> bytes:
     except Exception as e:  # the safe unpickler refuses every global outside its allowlist
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()] or [type(e).__name__]
         why = next((ln for ln in lines if "Unsupported" in ln or "Unpickler error" in ln), lines[0])
+        why = why.split(" by default. Please")[0].removeprefix("WeightsUnpickler error: ")
         raise _fail(path, f"member {name} holds objects other than tensors ({why[:160]})") from None
     buf = io.BytesIO()
     torch.save(obj, buf)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/mem.h"
 #include "analysis/analysis.h"
 #include "ir/strbuf.h"
 
@@ -57,7 +58,7 @@ static size_t count_values(const rf_attr *a) {
 static const rf_value **node_inputs(const rf_node *n, size_t *count) {
     size_t cap = 0;
     for (size_t i = 0; i < n->nargs; i++) cap += count_values(&n->args[i].attr);
-    const rf_value **buf = malloc((cap ? cap : 1) * sizeof(*buf));
+    const rf_value **buf = rf_malloc((cap ? cap : 1) * sizeof(*buf));
     *count = 0;
     for (size_t i = 0; i < n->nargs; i++) collect_values(&n->args[i].attr, buf, count, cap);
     return buf;
@@ -66,18 +67,18 @@ static const rf_value **node_inputs(const rf_node *n, size_t *count) {
 static void push(const rf_value ***arr, size_t *n, const rf_value *v) {
     for (size_t i = 0; i < *n; i++)
         if ((*arr)[i] == v) return;
-    *arr = realloc(*arr, (*n + 1) * sizeof(**arr));
+    *arr = rf_realloc(*arr, (*n + 1) * sizeof(**arr));
     (*arr)[(*n)++] = v;
 }
 
-rf_analysis *rf_analyze(const rf_graph *g) {
-    rf_analysis *a = calloc(1, sizeof(*a));
+static rf_analysis *analyze_impl(const rf_graph *g) {
+    rf_analysis *a = rf_calloc(1, sizeof(*a));
     a->g = g;
     size_t nv = g->nvalues;
     for (size_t i = 0; i < nv; i++) a->ncomplex += rf_dtype_is_complex(g->values[i]->dtype);
-    a->in_idx = malloc((g->ninputs + 1) * sizeof(size_t));
-    a->const_idx = malloc((g->nconsts + 1) * sizeof(size_t));
-    a->out_idx = malloc((g->noutputs + 1) * sizeof(size_t));
+    a->in_idx = rf_malloc((g->ninputs + 1) * sizeof(size_t));
+    a->const_idx = rf_malloc((g->nconsts + 1) * sizeof(size_t));
+    a->out_idx = rf_malloc((g->noutputs + 1) * sizeof(size_t));
     for (size_t i = 0; i < g->ninputs; i++)
         if (rf_dtype_is_complex(g->inputs[i]->dtype)) a->in_idx[a->nin++] = i;
     for (size_t i = 0; i < g->nconsts; i++)
@@ -88,11 +89,11 @@ rf_analysis *rf_analyze(const rf_graph *g) {
     }
 
     /* Union complex nodes through the complex values they share. */
-    size_t *parent = malloc((nv + 1) * sizeof(size_t));
+    size_t *parent = rf_malloc((nv + 1) * sizeof(size_t));
     for (size_t i = 0; i < nv; i++) parent[i] = i;
-    char *is_cnode = calloc(g->nnodes + 1, 1);
-    size_t *anchor = calloc(g->nnodes + 1, sizeof(size_t));
-    a->cnode_idx = malloc((g->nnodes + 1) * sizeof(size_t));
+    char *is_cnode = rf_calloc(g->nnodes + 1, 1);
+    size_t *anchor = rf_calloc(g->nnodes + 1, sizeof(size_t));
+    a->cnode_idx = rf_malloc((g->nnodes + 1) * sizeof(size_t));
     for (size_t i = 0; i < g->nnodes; i++) {
         const rf_node *n = g->nodes[i];
         if (!rf_node_touches_complex(n)) continue;
@@ -105,25 +106,25 @@ rf_analysis *rf_analyze(const rf_graph *g) {
         for (size_t k = 0; k < nin; k++)
             if (rf_dtype_is_complex(ins[k]->dtype)) unite(parent, first, ins[k]->id);
         anchor[i] = first;
-        free(ins);
+        rf_free(ins);
     }
     /* Number components in node order. */
-    size_t *comp_of_root = malloc((nv + 1) * sizeof(size_t));
+    size_t *comp_of_root = rf_malloc((nv + 1) * sizeof(size_t));
     for (size_t i = 0; i < nv; i++) comp_of_root[i] = (size_t)-1;
-    size_t *node_comp = malloc((g->nnodes + 1) * sizeof(size_t));
+    size_t *node_comp = rf_malloc((g->nnodes + 1) * sizeof(size_t));
     for (size_t i = 0; i < g->nnodes; i++) {
         if (!is_cnode[i]) continue;
         size_t r = find(parent, anchor[i]);
         if (comp_of_root[r] == (size_t)-1) comp_of_root[r] = a->nsub++;
         node_comp[i] = comp_of_root[r];
     }
-    a->subs = calloc(a->nsub + 1, sizeof(subgraph));
-    size_t *producer_comp = malloc((nv + 1) * sizeof(size_t));
+    a->subs = rf_calloc(a->nsub + 1, sizeof(subgraph));
+    size_t *producer_comp = rf_malloc((nv + 1) * sizeof(size_t));
     for (size_t i = 0; i < nv; i++) producer_comp[i] = (size_t)-1;
     for (size_t i = 0; i < g->nnodes; i++) {
         if (!is_cnode[i]) continue;
         subgraph *s = &a->subs[node_comp[i]];
-        s->nodes = realloc(s->nodes, (s->nnodes + 1) * sizeof(size_t));
+        s->nodes = rf_realloc(s->nodes, (s->nnodes + 1) * sizeof(size_t));
         s->nodes[s->nnodes++] = i;
         for (size_t k = 0; k < g->nodes[i]->nouts; k++) producer_comp[g->nodes[i]->outs[k]->id] = node_comp[i];
     }
@@ -140,7 +141,7 @@ rf_analysis *rf_analyze(const rf_graph *g) {
             if (is_cnode[i] && pc != node_comp[i]) push(&a->subs[node_comp[i]].entry, &a->subs[node_comp[i]].nentry, v);
             if (pc != (size_t)-1 && (!is_cnode[i] || node_comp[i] != pc)) push(&a->subs[pc].exit, &a->subs[pc].nexit, v);
         }
-        free(ins);
+        rf_free(ins);
     }
     for (size_t i = 0; i < g->noutputs; i++) {
         const rf_attr *o = &g->outputs[i];
@@ -148,28 +149,28 @@ rf_analysis *rf_analyze(const rf_graph *g) {
         size_t pc = producer_comp[o->value->id];
         if (pc != (size_t)-1) push(&a->subs[pc].exit, &a->subs[pc].nexit, o->value);
     }
-    free(parent);
-    free(is_cnode);
-    free(anchor);
-    free(comp_of_root);
-    free(node_comp);
-    free(producer_comp);
+    rf_free(parent);
+    rf_free(is_cnode);
+    rf_free(anchor);
+    rf_free(comp_of_root);
+    rf_free(node_comp);
+    rf_free(producer_comp);
     return a;
 }
 
 void rf_analysis_free(rf_analysis *a) {
     if (!a) return;
     for (size_t i = 0; i < a->nsub; i++) {
-        free(a->subs[i].nodes);
-        free(a->subs[i].entry);
-        free(a->subs[i].exit);
+        rf_free(a->subs[i].nodes);
+        rf_free(a->subs[i].entry);
+        rf_free(a->subs[i].exit);
     }
-    free(a->subs);
-    free(a->in_idx);
-    free(a->const_idx);
-    free(a->out_idx);
-    free(a->cnode_idx);
-    free(a);
+    rf_free(a->subs);
+    rf_free(a->in_idx);
+    rf_free(a->const_idx);
+    rf_free(a->out_idx);
+    rf_free(a->cnode_idx);
+    rf_free(a);
 }
 
 size_t rf_analysis_complex_value_count(const rf_analysis *a) { return a->ncomplex; }
@@ -201,7 +202,7 @@ static void print_values(rf_strbuf *sb, const char *label, const rf_value *const
     rf_sb_putc(sb, '\n');
 }
 
-char *rf_analysis_print(const rf_analysis *a) {
+static char *analysis_print_impl(const rf_analysis *a) {
     const rf_graph *g = a->g;
     rf_strbuf sb;
     rf_sb_init(&sb);
@@ -248,4 +249,18 @@ int rf_node_touches_complex(const rf_node *n) {
     for (size_t i = 0; i < n->nargs; i++)
         if (attr_has_complex(&n->args[i].attr)) return 1;
     return 0;
+}
+
+rf_analysis *rf_analyze(const rf_graph *g) {
+    RF_OOM_GUARD(scope, return NULL)
+    rf_analysis *a = analyze_impl(g);
+    rf_oom_close(&scope);
+    return a;
+}
+
+char *rf_analysis_print(const rf_analysis *a) {
+    RF_OOM_GUARD(scope, return NULL)
+    char *s = analysis_print_impl(a);
+    rf_oom_close(&scope);
+    return s;
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "fft/engine.h"
+#include "ir/mem.h"
 #include "fft/left.h"
 #include "fft/plan.h"
 
@@ -73,7 +74,7 @@ static int all_zero(const double *v, size_t n) {
 }
 
 static double *dalloc(rf_fft_ctx *f, size_t n) {
-    double *p = calloc(n ? n : 1, sizeof(double));
+    double *p = rf_calloc(n ? n : 1, sizeof(double));
     if (!p) f->oom = 1;
     return p;
 }
@@ -115,9 +116,9 @@ static rf_value *dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int re
         int64_t dims[2] = {rows, cols};
         v = rf_fft_const(f, hint, f->dt, 2, dims, w);
     }
-    free(c);
-    free(s);
-    free(w);
+    rf_free(c);
+    rf_free(s);
+    rf_free(w);
     return v;
 }
 
@@ -155,7 +156,7 @@ static blk cmul(rf_fft_ctx *f, blk x, int split, const char *name, int srank, co
         }
         out = bk(t, 0);
     }
-    free(two);
+    rf_free(two);
     return out;
 }
 
@@ -199,8 +200,8 @@ static blk twiddle(rf_fft_ctx *f, rf_value *y, int64_t p, int64_t rest, int trai
         int64_t sd[3] = {p, rest, 1};
         out = cmul(f, bk(y, 0), trail ? -4 : -3, name, trail ? 3 : 2, sd, tc, ts);
     }
-    free(tc);
-    free(ts);
+    rf_free(tc);
+    rf_free(ts);
     return out;
 }
 
@@ -270,10 +271,10 @@ static blk bluestein(rf_fft_ctx *f, blk x, const rf_fft_plan *plan, int sign) {
     } else {
         f->oom = 1;
     }
-    free(wr);
-    free(wi);
-    free(br);
-    free(bi);
+    rf_free(wr);
+    rf_free(wi);
+    rf_free(br);
+    rf_free(bi);
     return out;
 }
 
@@ -312,8 +313,8 @@ static blk packing_mul(rf_fft_ctx *f, blk x, const char *name, int64_t len, int6
         }
         out = cmul(f, x, -2, name, 1, &len, re, im);
     }
-    free(re);
-    free(im);
+    rf_free(re);
+    rf_free(im);
     return out;
 }
 
@@ -373,8 +374,8 @@ static rf_value *irdft_last(rf_fft_ctx *f, blk x, int64_t n) {
             int64_t dims[2] = {m, n};
             k = rf_fft_const(f, name, f->dt, 2, dims, c);
         }
-        free(c);
-        free(s);
+        rf_free(c);
+        rf_free(s);
         return rf_b_matmul(L, x.v, k);
     }
     if (n % 2) { /* odd: the full Hermitian spectrum through a complex transform */
@@ -393,7 +394,7 @@ static rf_value *irdft_last(rf_fft_ctx *f, blk x, int64_t n) {
         snprintf(name, sizeof name, "hermitian_mask%lld", (long long)m);
         int64_t dims[2] = {2, m};
         x.v = rf_fft_mul_const(L, x.v, rf_fft_const(f, name, f->dt, 2, dims, mask));
-        free(mask);
+        rf_free(mask);
     }
     blk p = bk(rf_b_resize(L, x.v, -1, h), x.real);
     blk q = bconj(f, bk(rf_b_resize(L, rf_b_flip(L, x.v, -1), -1, h), x.real));

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fft/left.h"
+#include "ir/mem.h"
 #include "fft/plan.h"
 
 /* ---- helpers ---- */
@@ -47,7 +48,7 @@ static int64_t packed_freq(int64_t r, int64_t n) {
  * the packed real basis its transpose, the packed inverse T (sign -1) with
  * rows weighted. NULL when out of memory. */
 static double *packed_table(int64_t n, int sign) {
-    double *t = calloc((size_t)(n * n), sizeof(double));
+    double *t = rf_calloc((size_t)(n * n), sizeof(double));
     if (!t) return NULL;
     int64_t m = n / 2 + 1;
     for (int64_t q = 0; q < n; q++)
@@ -75,7 +76,7 @@ int rf_fft_left_ok(const rf_value *x, int d, int last_kept) {
 }
 
 rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
-    double *t = packed_table(n, sign), *w = calloc((size_t)(n * n), sizeof(double));
+    double *t = packed_table(n, sign), *w = rf_calloc((size_t)(n * n), sizeof(double));
     rf_value *k = NULL;
     if (t && w) {
         for (int64_t j = 0; j < n; j++)
@@ -87,8 +88,8 @@ rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
     } else {
         f->oom = 1;
     }
-    free(t);
-    free(w);
+    rf_free(t);
+    rf_free(w);
     return rf_b_matmul(f->L, x, k);
 }
 
@@ -96,7 +97,7 @@ rf_value *rf_fft_packed_basis(rf_fft_ctx *f, rf_value *x, int64_t n, int sign) {
  * even n, X[n/2] are zero). */
 static rf_value *unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) {
     int64_t m = n / 2 + 1;
-    double *idx = calloc((size_t)(2 * m), sizeof(double)), *mask = calloc((size_t)(2 * m), sizeof(double));
+    double *idx = rf_calloc((size_t)(2 * m), sizeof(double)), *mask = rf_calloc((size_t)(2 * m), sizeof(double));
     rf_value *out = NULL;
     if (idx && mask) {
         for (int64_t k = 0; k < m; k++) {
@@ -117,8 +118,8 @@ static rf_value *unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) {
         rf_value *u = unflatten_last(f->L, g, 2, sizes);
         out = u ? rf_b_where(f->L, keep, rf_val(u), rf_num(0.0)).v : NULL;
     }
-    free(idx);
-    free(mask);
+    rf_free(idx);
+    rf_free(mask);
     return out;
 }
 
@@ -127,7 +128,7 @@ rf_value *rf_fft_unpack_last(rf_fft_ctx *f, rf_value *p, int64_t n) { return p ?
 rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
     if (!flat) return NULL;
     int64_t m = n / 2 + 1;
-    double *idx = calloc((size_t)n, sizeof(double)), *w = packed_table(n, -1);
+    double *idx = rf_calloc((size_t)n, sizeof(double)), *w = packed_table(n, -1);
     rf_value *out = NULL;
     if (idx && w) {
         for (int64_t q = 0; q < n; q++) {
@@ -146,8 +147,8 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
     } else {
         f->oom = 1;
     }
-    free(idx);
-    free(w);
+    rf_free(idx);
+    rf_free(w);
     return out;
 }
 
@@ -158,7 +159,7 @@ static rf_value *half_left_matrix(rf_fft_ctx *f, int64_t n) {
     snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
     int64_t dims[2] = {n, n};
     rf_value *k = rf_fft_const(f, name, f->dt, 2, dims, t);
-    free(t);
+    rf_free(t);
     return k;
 }
 
@@ -176,9 +177,9 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
     p = unflatten_last(L, p, ntail, tail);
 
     /* rows of P for output k: the cos row of k' (= k or n-k) and the sin row of k' */
-    double *ic = calloc((size_t)n, sizeof(double)), *is = calloc((size_t)n, sizeof(double));
+    double *ic = rf_calloc((size_t)n, sizeof(double)), *is = rf_calloc((size_t)n, sizeof(double));
     int out_rank = packed_n ? rank + 1 : rank, split = out_rank - 2;
-    double *ks = calloc((size_t)(2 * n), sizeof(double));
+    double *ks = rf_calloc((size_t)(2 * n), sizeof(double));
     rf_value *y = NULL;
     if (ic && is && ks) {
         for (int64_t k = 0; k < n; k++) {
@@ -219,8 +220,8 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
     } else {
         f->oom = 1;
     }
-    free(ic);
-    free(is);
-    free(ks);
+    rf_free(ic);
+    rf_free(is);
+    rf_free(ks);
     return y;
 }

@@ -1,5 +1,6 @@
 /* FFT plans: factor choice by a cost model, and the DFT constants in double. */
 #include "fft/plan.h"
+#include "ir/mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ static int cmp_i64(const void *a, const void *b) {
 /* All divisors of n, ascending; *count gets their number. Caller frees. */
 static int64_t *divisors(int64_t n, size_t *count) {
     size_t cap = 64, k = 0;
-    int64_t *d = malloc(cap * sizeof(*d));
+    int64_t *d = rf_malloc(cap * sizeof(*d));
     if (!d) return NULL;
     for (int64_t i = 1; i * i <= n; i++) {
         if (n % i) continue;
@@ -37,9 +38,9 @@ static int64_t *divisors(int64_t n, size_t *count) {
             int64_t v = j ? n / i : i;
             if (j && v == i) break;
             if (k == cap) {
-                int64_t *nd = realloc(d, 2 * cap * sizeof(*d));
+                int64_t *nd = rf_realloc(d, 2 * cap * sizeof(*d));
                 if (!nd) {
-                    free(d);
+                    rf_free(d);
                     return NULL;
                 }
                 d = nd;
@@ -70,12 +71,12 @@ static size_t index_of(const int64_t *d, size_t count, int64_t v) {
 static int plan_smooth(int64_t n, int64_t *factors) {
     size_t nd;
     int64_t *d = divisors(n, &nd);
-    double *cost = d ? malloc(nd * sizeof(*cost)) : NULL;
-    int64_t *first = d ? malloc(nd * sizeof(*first)) : NULL;
+    double *cost = d ? rf_malloc(nd * sizeof(*cost)) : NULL;
+    int64_t *first = d ? rf_malloc(nd * sizeof(*first)) : NULL;
     if (!d || !cost || !first) {
-        free(d);
-        free(cost);
-        free(first);
+        rf_free(d);
+        rf_free(cost);
+        rf_free(first);
         return -1;
     }
     for (size_t i = 0; i < nd; i++) {
@@ -101,9 +102,9 @@ static int plan_smooth(int64_t n, int64_t *factors) {
         rest /= f;
     }
     factors[k++] = rest;
-    free(d);
-    free(cost);
-    free(first);
+    rf_free(d);
+    rf_free(cost);
+    rf_free(first);
     return k;
 }
 
@@ -200,11 +201,11 @@ void rf_fft_bluestein_chirp(int64_t n, int sign, double *re, double *im) {
 
 /* In-place forward radix-2 DFT (exp(-2*pi*i*jk/m)) of a power-of-two length m. */
 static int fft_radix2(int64_t m, double *re, double *im) {
-    double *wc = malloc((size_t)(m / 2 + 1) * sizeof(double));
-    double *ws = malloc((size_t)(m / 2 + 1) * sizeof(double));
+    double *wc = rf_malloc((size_t)(m / 2 + 1) * sizeof(double));
+    double *ws = rf_malloc((size_t)(m / 2 + 1) * sizeof(double));
     if (!wc || !ws) {
-        free(wc);
-        free(ws);
+        rf_free(wc);
+        rf_free(ws);
         return -1;
     }
     for (int64_t k = 0; k < m / 2; k++) rf_fft_unit_root(-k, m, &wc[k], &ws[k]);
@@ -234,17 +235,17 @@ static int fft_radix2(int64_t m, double *re, double *im) {
                 im[a] += ti;
             }
     }
-    free(wc);
-    free(ws);
+    rf_free(wc);
+    rf_free(ws);
     return 0;
 }
 
 int rf_fft_bluestein_kernel(int64_t n, int64_t m, int sign, double *re, double *im) {
     if (m < 2 * n - 1 || (m & (m - 1))) return -1;
-    double *wr = malloc((size_t)n * sizeof(double)), *wi = malloc((size_t)n * sizeof(double));
+    double *wr = rf_malloc((size_t)n * sizeof(double)), *wi = rf_malloc((size_t)n * sizeof(double));
     if (!wr || !wi) {
-        free(wr);
-        free(wi);
+        rf_free(wr);
+        rf_free(wi);
         return -1;
     }
     rf_fft_bluestein_chirp(n, sign, wr, wi);
@@ -258,8 +259,8 @@ int rf_fft_bluestein_kernel(int64_t n, int64_t m, int sign, double *re, double *
             im[m - l] = -wi[l];
         }
     }
-    free(wr);
-    free(wi);
+    rf_free(wr);
+    rf_free(wi);
     if (fft_radix2(m, re, im)) return -1;
     for (int64_t k = 0; k < m; k++) {
         re[k] /= (double)m;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fft/engine.h"
+#include "ir/mem.h"
 #include "fft/plan.h"
 
 typedef struct sblk {
@@ -40,8 +41,8 @@ int rf_fft_prune_worth(int64_t n, int64_t k, int64_t out_size) {
  * sin(...). A set with idx NULL is all of 0..k-1. */
 static int dft_block(int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, int sign, double **c, double **s) {
     int64_t kin = in->k, kout = out->k;
-    *c = calloc((size_t)(kin * kout), sizeof(double));
-    *s = calloc((size_t)(kin * kout), sizeof(double));
+    *c = rf_calloc((size_t)(kin * kout), sizeof(double));
+    *s = rf_calloc((size_t)(kin * kout), sizeof(double));
     if (!*c || !*s) return 0;
     for (int64_t i = 0; i < kin; i++)
         for (int64_t o = 0; o < kout; o++) {
@@ -64,7 +65,7 @@ static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, c
     double *c = NULL, *s = NULL, *w = NULL;
     int64_t rows = left ? 2 * kout : (real ? kin : 2 * kin), cols = left ? kin : 2 * kout;
     rf_value *v = NULL;
-    if (dft_block(n, in, out, sign, &c, &s) && (w = calloc((size_t)(rows * cols), sizeof(double)))) {
+    if (dft_block(n, in, out, sign, &c, &s) && (w = rf_calloc((size_t)(rows * cols), sizeof(double)))) {
         for (int64_t i = 0; i < kin; i++)
             for (int64_t o = 0; o < kout; o++) {
                 double cc = c[i * kout + o], ss = s[i * kout + o];
@@ -83,9 +84,9 @@ static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, c
     } else {
         f->oom = 1;
     }
-    free(c);
-    free(s);
-    free(w);
+    rf_free(c);
+    rf_free(s);
+    rf_free(w);
     return v;
 }
 
@@ -226,7 +227,7 @@ rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64
 static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in) {
     rf_lowering *L = f->L;
     int64_t k = in->k, nim = 0;
-    int64_t *imq = malloc((size_t)k * sizeof(int64_t));
+    int64_t *imq = rf_malloc((size_t)k * sizeof(int64_t));
     double *c = NULL, *s = NULL, *w = NULL, *gi = NULL;
     rf_fft_keep all = {n, NULL};
     rf_value *y = NULL;
@@ -235,8 +236,8 @@ static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *i
     for (int64_t q = 0; q < k; q++)
         if (!x.real && in->idx[q] != 0 && 2 * in->idx[q] != n) imq[nim++] = q;
     int64_t rows = k + nim;
-    w = calloc((size_t)(rows * n), sizeof(double));
-    gi = calloc((size_t)rows, sizeof(double));
+    w = rf_calloc((size_t)(rows * n), sizeof(double));
+    gi = rf_calloc((size_t)rows, sizeof(double));
     if (!w || !gi) goto out;
     ok = 1;
     for (int64_t q = 0; q < rows; q++) {
@@ -260,11 +261,11 @@ static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *i
     y = rf_b_matmul(L, v, mat);
 out:
     if (!ok) f->oom = 1;
-    free(imq);
-    free(c);
-    free(s);
-    free(w);
-    free(gi);
+    rf_free(imq);
+    rf_free(c);
+    rf_free(s);
+    rf_free(w);
+    rf_free(gi);
     return y;
 }
 

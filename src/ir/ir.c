@@ -1,4 +1,5 @@
 #include "ir/ir.h"
+#include "ir/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static void *arena_alloc(rf_arena *a, size_t size) {
     size = (size + 15u) & ~(size_t)15u;
     if (!a->head || a->head->used + size > a->head->cap) {
         size_t cap = size > 65536 ? size : 65536;
-        rf_block *b = malloc(sizeof(rf_block) + cap);
+        rf_block *b = rf_malloc(sizeof(rf_block) + cap);
         if (!b) {
             fprintf(stderr, "realify: out of memory\n");
             abort();
@@ -143,7 +144,7 @@ rf_dtype rf_dtype_complex_of(rf_dtype dt) {
 /* ---- graph construction ---- */
 
 rf_graph *rf_graph_new(void) {
-    rf_arena *arena = calloc(1, sizeof(*arena));
+    rf_arena *arena = rf_calloc(1, sizeof(*arena));
     if (!arena) return NULL;
     rf_graph tmp = {0};
     tmp.arena = arena;
@@ -159,10 +160,10 @@ void rf_graph_free(rf_graph *g) {
     rf_block *b = a->head;
     while (b) {
         rf_block *next = b->next;
-        free(b);
+        rf_free(b);
         b = next;
     }
-    free(a);
+    rf_free(a);
 }
 
 size_t rf_graph_node_count(const rf_graph *g) { return g->nnodes; }
@@ -360,7 +361,7 @@ const char *rf_status_name(rf_status s) {
     return "unknown";
 }
 
-void rf_string_free(char *s) { free(s); }
+void rf_string_free(char *s) { rf_free(s); }
 
 int rf_attr_refs(const rf_attr *a, const rf_value *v) {
     if (a->kind == RF_A_VALUE) return a->value == v;

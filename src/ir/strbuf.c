@@ -1,4 +1,5 @@
 #include "ir/strbuf.h"
+#include "ir/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@ static void reserve(rf_strbuf *sb, size_t extra) {
     if (sb->len + extra + 1 <= sb->cap) return;
     size_t cap = sb->cap ? sb->cap : 256;
     while (cap < sb->len + extra + 1) cap *= 2;
-    char *p = realloc(sb->data, cap);
+    char *p = rf_realloc(sb->data, cap);
     if (!p) {
         fprintf(stderr, "realify: out of memory\n");
         abort();

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/mem.h"
 #include "ir/strbuf.h"
 #include "ir/verify.h"
 
@@ -170,7 +171,7 @@ static void print_node(rf_strbuf *sb, const rf_node *n) {
     rf_sb_puts(sb, ")\n");
 }
 
-char *rf_print(const rf_graph *g) {
+static char *print_impl(const rf_graph *g) {
     rf_strbuf sb;
     rf_sb_init(&sb);
     rf_sb_puts(&sb, "graph {\n");
@@ -303,7 +304,7 @@ static const char *parse_string(parser *ps) {
     else ps->p++;
     char *tmp = rf_sb_take(&sb);
     const char *s = rf_strdup(ps->g, tmp);
-    free(tmp);
+    rf_free(tmp);
     return ps->failed ? NULL : s;
 }
 
@@ -756,7 +757,7 @@ static int parse_graph(parser *ps) {
     return !ps->failed;
 }
 
-rf_status rf_parse(const char *text, rf_graph **out, rf_error *err) {
+static rf_status parse_impl(const char *text, rf_graph **out, rf_error *err) {
     *out = NULL;
     parser ps = {0};
     ps.p = text;
@@ -771,4 +772,26 @@ rf_status rf_parse(const char *text, rf_graph **out, rf_error *err) {
     }
     *out = ps.g;
     return RF_OK;
+}
+
+rf_status rf_parse(const char *text, rf_graph **out, rf_error *err) {
+    *out = NULL;
+    RF_OOM_GUARD(scope, {
+        *out = NULL;
+        if (err) {
+            memset(err, 0, sizeof(*err));
+            snprintf(err->message, sizeof(err->message), "out of memory while parsing");
+        }
+        return RF_ERR_NOMEM;
+    })
+    rf_status s = parse_impl(text, out, err);
+    rf_oom_close(&scope);
+    return s;
+}
+
+char *rf_print(const rf_graph *g) {
+    RF_OOM_GUARD(scope, return NULL)
+    char *s = print_impl(g);
+    rf_oom_close(&scope);
+    return s;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ir/verify.h"
+#include "ir/mem.h"
 
 typedef struct verifier {
     const rf_graph *g;
@@ -369,13 +370,19 @@ static void check_node(verifier *V, const rf_node *n, size_t index) {
     if (!V->failed) check_dtypes(V, n);
     if (!V->failed) check_window(V, n);
     if (!V->failed) check_dims(V, n);
+    if (!V->failed && n->nouts == 1 && n->outs[0]->rank >= 0) {
+        int want = rf_expected_rank(n);
+        if (want >= 0 && want != n->outs[0]->rank)
+            vfail(V, "%%%s is declared rank %d; %s of these operands has rank %d", n->outs[0]->name,
+                  n->outs[0]->rank, n->op, want);
+    }
 }
 
-rf_status rf_verify(const rf_graph *g, rf_error *err) {
+static rf_status verify_impl(const rf_graph *g, rf_error *err) {
     verifier V = {0};
     V.g = g;
     V.err = err;
-    V.defined = calloc(g->nvalues ? g->nvalues : 1, 1);
+    V.defined = rf_calloc(g->nvalues ? g->nvalues : 1, 1);
     if (!V.defined) return RF_ERR_NOMEM;
     for (size_t i = 0; i < g->ninputs && !V.failed; i++) {
         define(&V, g->inputs[i]);
@@ -404,6 +411,19 @@ rf_status rf_verify(const rf_graph *g, rf_error *err) {
         if (!V.failed && m != RF_DT_COUNT && !rf_dtype_is_complex(m) && m != RF_DT_F64)
             vfail(&V, "output %zu has a bad mark", i);
     }
-    free(V.defined);
+    rf_free(V.defined);
     return V.failed ? RF_ERR_INVALID : RF_OK;
+}
+
+rf_status rf_verify(const rf_graph *g, rf_error *err) {
+    RF_OOM_GUARD(scope, {
+        if (err) {
+            memset(err, 0, sizeof(*err));
+            snprintf(err->message, sizeof(err->message), "out of memory while verifying");
+        }
+        return RF_ERR_NOMEM;
+    })
+    rf_status s = verify_impl(g, err);
+    rf_oom_close(&scope);
+    return s;
 }

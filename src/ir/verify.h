@@ -26,4 +26,8 @@ typedef struct rf_op_info {
 /* The row for `op`, or NULL. */
 const rf_op_info *rf_op_info_of(const char *op);
 
+/* The rank a node's single result must have given its operands' ranks, or -1 where not known
+ * (src/ir/verify_ranks.c). */
+int rf_expected_rank(const rf_node *n);
+
 #endif

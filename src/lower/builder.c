@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "ir/mem.h"
 #include "lower/lower_internal.h"
 #include "lower/realops.h"
 
@@ -292,7 +293,7 @@ rf_value *rf_b_constant(rf_lowering *L, const char *hint, rf_dtype dt, int rank,
         numel *= (size_t)dims[i];
     }
     size_t nbytes = numel * esize;
-    unsigned char *tmp = malloc(nbytes ? nbytes : 1);
+    unsigned char *tmp = rf_malloc(nbytes ? nbytes : 1);
     if (!tmp) {
         rf_fail(L, L->cur, RF_ERR_NOMEM, "constant %s: out of memory", hint);
         return NULL;
@@ -303,13 +304,13 @@ rf_value *rf_b_constant(rf_lowering *L, const char *hint, rf_dtype dt, int rank,
         int same = c->const_data && c->dtype == dt && c->rank == rank && c->const_nbytes == nbytes;
         for (int k = 0; same && k < rank; k++) same = !c->dims[k].sym && c->dims[k].size == dims[k];
         if (same && memcmp(c->const_data, tmp, nbytes) == 0) {
-            free(tmp);
+            rf_free(tmp);
             return c;
         }
     }
     unsigned char *bytes = rf_alloc(g, nbytes);
     memcpy(bytes, tmp, nbytes);
-    free(tmp);
+    rf_free(tmp);
     rf_value *v = rf_graph_add_const(g, hint, dt, rank, d, "", "data");
     char target[200];
     snprintf(target, sizeof target, "realify_constants.%s", v->name);

@@ -2,6 +2,7 @@
  * looks up a rule for each node that touches a complex value, and builds a new
  * graph. The input graph is only read. */
 #include "lower/lower.h"
+#include "ir/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,7 +130,7 @@ static int result_set(const rf_lowering *L, const rf_value *o) {
                                          : L->real_map[o->id] != NULL || L->real_unread[o->id];
 }
 
-rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
+static rf_status lower_impl(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
     *out = NULL;
     if (opt && (opt->fft < RF_FFT_MATMUL || opt->fft > RF_FFT_ONNX_DFT ||
                 (opt->planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS)) ||
@@ -152,15 +153,15 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     L.out = rf_graph_new();
     if (!L.out) return RF_ERR_NOMEM;
     size_t nv = in->nvalues ? in->nvalues : 1;
-    L.real_map = calloc(nv, sizeof(*L.real_map));
-    L.cx_map = calloc(nv, sizeof(*L.cx_map));
-    L.fused = calloc(in->nnodes ? in->nnodes : 1, 1);
-    L.real_unread = calloc(nv, 1);
+    L.real_map = rf_calloc(nv, sizeof(*L.real_map));
+    L.cx_map = rf_calloc(nv, sizeof(*L.cx_map));
+    L.fused = rf_calloc(in->nnodes ? in->nnodes : 1, 1);
+    L.real_unread = rf_calloc(nv, 1);
     if (!L.real_map || !L.cx_map || !L.fused || !L.real_unread) {
-        free(L.real_map);
-        free(L.cx_map);
-        free(L.fused);
-        free(L.real_unread);
+        rf_free(L.real_map);
+        rf_free(L.cx_map);
+        rf_free(L.fused);
+        rf_free(L.real_unread);
         rf_graph_free(L.out);
         return RF_ERR_NOMEM;
     }
@@ -226,10 +227,10 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     if (!L.failed && (L.opt.target & RF_TARGET_EXECUTORCH) && rf_parts_as_slices(L.out) != 0)
         rf_fail(&L, NULL, RF_ERR_NOMEM, "out of memory");
     if (!L.failed) rf_check_emitted_ops(&L);
-    free(L.real_map);
-    free(L.cx_map);
-    free(L.fused);
-    free(L.real_unread);
+    rf_free(L.real_map);
+    rf_free(L.cx_map);
+    rf_free(L.fused);
+    rf_free(L.real_unread);
     if (L.failed) {
         rf_graph_free(L.out);
         return L.status;
@@ -238,3 +239,17 @@ rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **o
     return RF_OK;
 }
 
+rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
+    *out = NULL;
+    RF_OOM_GUARD(scope, {
+        *out = NULL;
+        if (err) {
+            memset(err, 0, sizeof(*err));
+            snprintf(err->message, sizeof(err->message), "out of memory while lowering");
+        }
+        return RF_ERR_NOMEM;
+    })
+    rf_status s = lower_impl(in, opt, out, err);
+    rf_oom_close(&scope);
+    return s;
+}

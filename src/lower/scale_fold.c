@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lower/lower.h"
+#include "ir/mem.h"
 
 enum { MAX_FOLD_BYTES = 64 << 20 };
 
@@ -37,7 +38,7 @@ static double *decode(const rf_value *c, size_t numel) {
     if (!esize || !c->const_data || c->const_nbytes > MAX_FOLD_BYTES || c->const_nbytes / esize != numel ||
         c->const_nbytes % esize)
         return NULL;
-    double *out = malloc((numel ? numel : 1) * sizeof *out);
+    double *out = rf_malloc((numel ? numel : 1) * sizeof *out);
     if (!out) return NULL;
     for (size_t i = 0; i < numel; i++) out[i] = rf_le_float(c->const_data + i * esize, esize);
     return out;
@@ -69,7 +70,7 @@ static rf_value *fold(rf_lowering *L, const rf_node *n, double s) {
         char hint[160];
         snprintf(hint, sizeof hint, "%s_scaled", c->name);
         rf_value *scaled = rf_b_constant(L, hint, c->dtype, c->rank, dims, data);
-        free(data);
+        rf_free(data);
         if (!scaled) return NULL;
         args[i].attr = rf_attr_ref(scaled);
         folded = 1;

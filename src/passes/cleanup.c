@@ -1,6 +1,7 @@
 /* Cleanup: forwards select(stack(...)) and stack(select(x), select(x)) round
  * trips to their sources, then drops nodes whose results nobody uses. */
 #include "passes/cleanup.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,11 +89,11 @@ static void mark_attr(const rf_attr *a, char *live) {
 }
 
 void rf_cleanup(rf_graph *g) {
-    rf_value **fwd = calloc(g->nvalues + 1, sizeof(*fwd));
-    char *live = calloc(g->nvalues + 1, 1);
+    rf_value **fwd = rf_calloc(g->nvalues + 1, sizeof(*fwd));
+    char *live = rf_calloc(g->nvalues + 1, 1);
     if (!fwd || !live) {
-        free(fwd);
-        free(live);
+        rf_free(fwd);
+        rf_free(live);
         return;
     }
     for (size_t i = 0; i < g->nnodes; i++) {
@@ -108,7 +109,7 @@ void rf_cleanup(rf_graph *g) {
         mark_attr(&g->outputs[i], live);
     }
     /* Walk backwards: a node lives if any output lives or it has effects. */
-    char *keep = calloc(g->nnodes + 1, 1);
+    char *keep = rf_calloc(g->nnodes + 1, 1);
     for (size_t i = g->nnodes; i-- > 0;) {
         rf_node *n = g->nodes[i];
         int alive = !rf_op_is_pure(n->op) || n->nouts == 0;
@@ -132,7 +133,7 @@ void rf_cleanup(rf_graph *g) {
     for (size_t i = 0; i < g->nconsts; i++)
         if (!g->consts[i]->const_data || live[g->consts[i]->id]) g->consts[kc++] = g->consts[i];
     g->nconsts = kc;
-    free(keep);
-    free(fwd);
-    free(live);
+    rf_free(keep);
+    rf_free(fwd);
+    rf_free(live);
 }

@@ -5,6 +5,7 @@
  * float64: the caller's real inputs, parameters and buffers, inline constants,
  * intermediate values and explicit dtype=float64 arguments. */
 #include "passes/narrow.h"
+#include "ir/mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ rf_status rf_narrow_double(rf_graph *g, const rf_node **bad) {
             return RF_ERR_UNSUPPORTED;
         }
     }
-    rf_value **fwd = calloc(g->nvalues + 1, sizeof(*fwd));
+    rf_value **fwd = rf_calloc(g->nvalues + 1, sizeof(*fwd));
     if (!fwd) return RF_ERR_NOMEM;
     for (size_t i = 0; i < g->nnodes; i++) {
         rf_node *n = g->nodes[i];
@@ -80,7 +81,7 @@ rf_status rf_narrow_double(rf_graph *g, const rf_node **bad) {
         if (src) fwd[n->outs[0]->id] = src;
     }
     for (size_t i = 0; i < g->noutputs; i++) forward_attr(&g->outputs[i], fwd);
-    free(fwd);
+    rf_free(fwd);
     for (size_t i = 0; i < g->ninputs; i++)
         if (g->inputs[i]->dtype == RF_DT_F64) g->inputs[i]->packed_from = RF_DT_F64;
     for (size_t i = 0; i < g->nconsts; i++) {

@@ -4,6 +4,7 @@
  * A select of index k on a dim of size 2 equals slice [k, k+1) on that dim
  * viewed without it, so for that target the core emits the latter. */
 #include "passes/parts.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static void emit(rf_graph *g, const rf_node *sel, int64_t dim, int64_t index) {
 
 int rf_parts_as_slices(rf_graph *g) {
     size_t n = g->nnodes;
-    rf_node **old = malloc((n ? n : 1) * sizeof(*old));
+    rf_node **old = rf_malloc((n ? n : 1) * sizeof(*old));
     if (!old) return -1;
     memcpy(old, g->nodes, n * sizeof(*old));
     g->nnodes = 0;
@@ -73,6 +74,6 @@ int rf_parts_as_slices(rf_graph *g) {
         if (part_read(old[i], &dim, &index)) emit(g, old[i], dim, index);
         else rf_graph_append_node(g, old[i]);
     }
-    free(old);
+    rf_free(old);
     return 0;
 }

@@ -5,6 +5,7 @@
  * kernel that reads them. The caller materialises the planar tensor (once for
  * a constant, cached for an input); this pass only decides and marks. */
 #include "passes/planar.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,13 +102,13 @@ static void make_planar(rf_graph *g, rf_value *v) {
 
 void rf_planar_boundaries(rf_graph *g, unsigned flags) {
     if (!flags) return;
-    char *state = calloc(g->nvalues + 1, 1);
-    char *table = calloc(g->nvalues + 1, 1);
-    size_t *origin = calloc(g->nvalues + 1, sizeof(*origin));
+    char *state = rf_calloc(g->nvalues + 1, 1);
+    char *table = rf_calloc(g->nvalues + 1, 1);
+    size_t *origin = rf_calloc(g->nvalues + 1, sizeof(*origin));
     if (!state || !table || !origin) {
-        free(state);
-        free(table);
-        free(origin);
+        rf_free(state);
+        rf_free(table);
+        rf_free(origin);
         return;
     }
     for (size_t i = 0; i < g->ninputs; i++) state[g->inputs[i]->id] = (char)is_candidate(g->inputs[i], flags, 0);
@@ -120,7 +121,7 @@ void rf_planar_boundaries(rf_graph *g, unsigned flags) {
         if (state[g->consts[i]->id] == 1) make_planar(g, g->consts[i]);
     for (size_t i = 0; i < g->ninputs; i++)
         if (state[g->inputs[i]->id] == 1 && table[g->inputs[i]->id]) make_planar(g, g->inputs[i]);
-    free(state);
-    free(table);
-    free(origin);
+    rf_free(state);
+    rf_free(table);
+    rf_free(origin);
 }

@@ -1,6 +1,7 @@
 /* Family helpers: componentwise ops (with fill values), unary complex
  * functions, and ops that see only whether each complex element is nonzero. */
 #include "rules/family.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +68,13 @@ rf_status rf_lower_componentwise_fill(rf_lowering *L, const rf_node *n, const ch
     for (size_t k = 0; k < n->nouts; k++)
         if (!rf_dtype_is_complex(n->outs[k]->dtype))
             return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s has a real output next to complex ones", n->op);
-    const char **names = calloc(n->nargs + 1, sizeof(*names));
-    rf_attr *re_attrs = calloc(n->nargs + 1, sizeof(*re_attrs));
-    rf_attr *im_attrs = calloc(n->nargs + 1, sizeof(*im_attrs));
+    const char **names = rf_calloc(n->nargs + 1, sizeof(*names));
+    rf_attr *re_attrs = rf_calloc(n->nargs + 1, sizeof(*re_attrs));
+    rf_attr *im_attrs = rf_calloc(n->nargs + 1, sizeof(*im_attrs));
     if (!names || !re_attrs || !im_attrs) {
-        free(names);
-        free(re_attrs);
-        free(im_attrs);
+        rf_free(names);
+        rf_free(re_attrs);
+        rf_free(im_attrs);
         return rf_fail(L, n, RF_ERR_NOMEM, "out of memory");
     }
     size_t ns = 0;
@@ -113,9 +114,9 @@ rf_status rf_lower_componentwise_fill(rf_lowering *L, const rf_node *n, const ch
         re = rf_b_copy_node(L, n, ns, names, re_attrs, RF_DT_COUNT, "_re");
         if (has_imag) im = rf_b_copy_node(L, n, ns, names, im_attrs, RF_DT_COUNT, "_im");
     }
-    free(names);
-    free(re_attrs);
-    free(im_attrs);
+    rf_free(names);
+    rf_free(re_attrs);
+    rf_free(im_attrs);
     RF_CHECK(L);
     if (st != RF_OK) return st;
     for (size_t k = 0; k < n->nouts; k++) {

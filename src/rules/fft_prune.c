@@ -6,6 +6,7 @@
  * skips the fused slices. Any other reader (an op, a graph output) keeps the
  * full transform. */
 #include "rules/fft_prune.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,11 @@ struct prune_slice {
 
 void rf_fft_prune_free(rf_fft_prune *p) {
     for (size_t i = 0; i < p->nd; i++) {
-        free((void *)p->keep[i].idx);
-        free(p->pos[i]);
+        rf_free((void *)p->keep[i].idx);
+        rf_free(p->pos[i]);
     }
-    for (size_t i = 0; i < p->nslices; i++) free(p->slices[i].lo);
-    free(p->slices);
+    for (size_t i = 0; i < p->nslices; i++) rf_free(p->slices[i].lo);
+    rf_free(p->slices);
     memset(p, 0, sizeof *p);
 }
 
@@ -40,7 +41,7 @@ int rf_fft_step1_slice(const rf_node *n, int rank, int64_t *dim, int64_t *start,
 }
 
 int64_t *rf_fft_box(const int64_t *lo, const int64_t *hi, int rank) {
-    int64_t *box = malloc(2 * (size_t)(rank ? rank : 1) * sizeof(int64_t));
+    int64_t *box = rf_malloc(2 * (size_t)(rank ? rank : 1) * sizeof(int64_t));
     if (!box) return NULL;
     memcpy(box, lo, (size_t)rank * sizeof(int64_t));
     memcpy(box + rank, hi, (size_t)rank * sizeof(int64_t));
@@ -81,7 +82,7 @@ static int add_slice(rf_fft_prune *p, const rf_node *u, const rf_value *v, const
     }
     if (p->nslices == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 8;
-        prune_slice *s = realloc(p->slices, cap * sizeof *s);
+        prune_slice *s = rf_realloc(p->slices, cap * sizeof *s);
         if (!s) return 0;
         p->slices = s;
         p->cap = cap;
@@ -142,17 +143,17 @@ int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, con
         unsigned char *used = NULL;
         for (size_t i = 0; i < nd; i++) {
             int64_t d = dims[i], m = outsz[i], k = 0;
-            used = calloc((size_t)m, 1);
+            used = rf_calloc((size_t)m, 1);
             if (!used) break;
             for (size_t s = 0; s < p->nslices; s++)
                 if (p->slices[s].publish)
                     for (int64_t j = p->slices[s].lo[d]; j < p->slices[s].hi[d]; j++) used[j] = 1;
             for (int64_t j = 0; j < m; j++) k += used[j];
             if (rf_fft_prune_worth(sizes[i], k, m)) {
-                int64_t *idx = malloc((size_t)k * sizeof(int64_t)), *pos = malloc((size_t)m * sizeof(int64_t));
+                int64_t *idx = rf_malloc((size_t)k * sizeof(int64_t)), *pos = rf_malloc((size_t)m * sizeof(int64_t));
                 if (!idx || !pos) {
-                    free(idx);
-                    free(pos);
+                    rf_free(idx);
+                    rf_free(pos);
                     break;
                 }
                 for (int64_t j = 0, q = 0; j < m; j++) {
@@ -163,10 +164,10 @@ int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, con
                 p->pos[i] = pos;
                 any = 1;
             }
-            free(used);
+            rf_free(used);
             used = NULL;
         }
-        free(used);
+        rf_free(used);
     }
     if (!any) rf_fft_prune_free(p);
     return any;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fft/plan.h"
+#include "ir/mem.h"
 #include "lower/realops.h"
 #include "rules/fft_prune.h"
 
@@ -26,15 +27,15 @@ typedef struct wlist {
 } wlist;
 
 static void wl_free(wlist *l) {
-    for (size_t i = 0; i < l->n; i++) free(l->w[i].lo);
-    free(l->w);
+    for (size_t i = 0; i < l->n; i++) rf_free(l->w[i].lo);
+    rf_free(l->w);
     memset(l, 0, sizeof *l);
 }
 
 static int wl_push(wlist *l, const rf_value *src, const int64_t *lo, const int64_t *hi, int rank) {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 4;
-        sparse_write *w = realloc(l->w, cap * sizeof *w);
+        sparse_write *w = rf_realloc(l->w, cap * sizeof *w);
         if (!w) return 0;
         l->w = w;
         l->cap = cap;
@@ -200,8 +201,8 @@ static int describe(const rf_value *v, int *budget, wlist *out) {
 
 void rf_fft_sparse_free(rf_fft_sparse *p) {
     for (size_t i = 0; i < p->nd; i++) {
-        free((void *)p->keep[i].idx);
-        free(p->pos[i]);
+        rf_free((void *)p->keep[i].idx);
+        rf_free(p->pos[i]);
     }
     wlist l = {p->nw, p->nw, p->w};
     wl_free(&l);
@@ -250,7 +251,7 @@ int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, c
         for (size_t b = a + 1; ok && b < p->nw; b++) ok = !overlap(&p->w[a], &p->w[b], p);
     for (size_t i = 0; ok && i < nd; i++) {
         int64_t d = dims[i], m = lens[i], k = 0;
-        unsigned char *used = calloc((size_t)m, 1);
+        unsigned char *used = rf_calloc((size_t)m, 1);
         if (!used) {
             ok = 0;
             break;
@@ -259,7 +260,7 @@ int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, c
             for (int64_t q = p->w[j].lo[d]; q < p->w[j].hi[d]; q++) used[q] = 1;
         for (int64_t q = 0; q < m; q++) k += used[q];
         if (rf_fft_prune_worth(outs[i], k, m)) {
-            int64_t *idx = malloc((size_t)k * sizeof(int64_t)), *pos = malloc((size_t)m * sizeof(int64_t));
+            int64_t *idx = rf_malloc((size_t)k * sizeof(int64_t)), *pos = rf_malloc((size_t)m * sizeof(int64_t));
             if (idx && pos) {
                 for (int64_t q = 0, c = 0; q < m; q++) {
                     pos[q] = used[q] ? c : -1;
@@ -269,12 +270,12 @@ int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, c
                 p->pos[i] = pos;
                 any = 1;
             } else {
-                free(idx);
-                free(pos);
+                rf_free(idx);
+                rf_free(pos);
                 ok = 0;
             }
         }
-        free(used);
+        rf_free(used);
     }
     if (!ok || !any || !p->nw) {
         rf_fft_sparse_free(p);
@@ -316,8 +317,8 @@ static int tiling_dim(const rf_fft_sparse *p, size_t *order) {
 
 rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt) {
     size_t n = p->nw;
-    rf_value **re = calloc(n, sizeof(rf_value *)), **im = calloc(n, sizeof(rf_value *));
-    size_t *order = calloc(n, sizeof(size_t));
+    rf_value **re = rf_calloc(n, sizeof(rf_value *)), **im = rf_calloc(n, sizeof(rf_value *));
+    size_t *order = rf_calloc(n, sizeof(size_t));
     rf_cx out = rf_cx_values(NULL, NULL);
     if (!re || !im || !order) {
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory reading the blocks of a spectrum");
@@ -336,7 +337,7 @@ rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt) {
         if (!im[j]) im[j] = rf_b_zeros_like(L, re[j]);
     int t = tiling_dim(p, order);
     if (t >= 0) {
-        rf_value **r2 = calloc(n, sizeof(rf_value *)), **i2 = calloc(n, sizeof(rf_value *));
+        rf_value **r2 = rf_calloc(n, sizeof(rf_value *)), **i2 = rf_calloc(n, sizeof(rf_value *));
         if (r2 && i2) {
             for (size_t c = 0; c < n; c++) r2[c] = re[order[c]], i2[c] = im[order[c]];
             rf_value *a = n == 1 ? r2[0] : rf_b_cat(L, n, r2, p->dims[t]);
@@ -345,8 +346,8 @@ rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt) {
         } else {
             rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory reading the blocks of a spectrum");
         }
-        free(r2);
-        free(i2);
+        rf_free(r2);
+        rf_free(i2);
         goto done;
     }
     rf_value *sr = NULL, *si = NULL; /* zero-padded blocks, summed */
@@ -364,9 +365,9 @@ rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt) {
     }
     out = rf_cx_values(sr, si);
 done:
-    free(re);
-    free(im);
-    free(order);
+    rf_free(re);
+    rf_free(im);
+    rf_free(order);
     return out;
 }
 
@@ -410,7 +411,7 @@ static rf_value *dense_cut(rf_lowering *L, int rank, const int64_t *rlo, const i
             cuts[b] = cuts[b - 1], cuts[b - 1] = t;
         }
     rf_value *pieces[2 * DENSE_MAX_BLOCKS + 2];
-    dense_item *sub = malloc(n * sizeof *sub);
+    dense_item *sub = rf_malloc(n * sizeof *sub);
     if (!sub) return NULL;
     size_t np = 0;
     int64_t gap = 0;
@@ -443,7 +444,7 @@ static rf_value *dense_cut(rf_lowering *L, int rank, const int64_t *rlo, const i
         gap = 0;
         np++;
     }
-    free(sub);
+    rf_free(sub);
     if (!ok || !np) return NULL;
     if (gap) pieces[np - 1] = rf_b_pad_dim(L, pieces[np - 1], d, 0, gap, 0.0);
     return np == 1 ? pieces[0] : rf_b_cat(L, np, pieces, d);
@@ -510,7 +511,7 @@ int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_
     /* one block alone is no better than the graph's own chain */
     int budget = 4096, ok = describe(x, &budget, &wl) && wl.n >= 2 && wl.n <= DENSE_MAX_BLOCKS;
     ok = ok && read_only_by(rf_in_graph(L), x, n); /* the graph walk last: most inputs are no block spectrum */
-    dense_item *it = ok ? calloc(wl.n, sizeof *it) : NULL;
+    dense_item *it = ok ? rf_calloc(wl.n, sizeof *it) : NULL;
     ok = ok && it;
     for (size_t j = 0; ok && j < wl.n; j++) {
         const sparse_write *w = &wl.w[j];
@@ -534,7 +535,7 @@ int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_
     int64_t lo[RF_MAX_RANK] = {0}, hi[RF_MAX_RANK];
     for (int d = 0; d < x->rank; d++) hi[d] = x->dims[d].size;
     rf_value *spectrum = ok && rf_status_of(L) == RF_OK ? dense_build(L, x->rank, lo, hi, it, wl.n) : NULL;
-    free(it);
+    rf_free(it);
     wl_free(&wl);
     if (!spectrum || rf_status_of(L) != RF_OK) return 0;
     if (scale && *scale != 1.0 && power_of_two(*scale)) { /* fused into the copy above, the same bits as after */

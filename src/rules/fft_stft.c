@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cxmath/cxmath.h"
+#include "ir/mem.h"
 #include "fft/engine.h"
 #include "fft/plan.h"
 #include "ir/verify.h"
@@ -64,13 +65,13 @@ static rf_cx centred_window(rf_lowering *L, rf_cx w, int64_t win, int64_t n_fft)
 /* The rectangular window of win_length ones, centred in n_fft (NULL: no window needed). */
 static rf_value *rect_window(rf_fft_ctx *f, int64_t win, int64_t n_fft) {
     if (win == n_fft) return NULL;
-    double *w = malloc((size_t)n_fft * sizeof(double));
+    double *w = rf_malloc((size_t)n_fft * sizeof(double));
     int64_t left = (n_fft - win) / 2;
     for (int64_t i = 0; w && i < n_fft; i++) w[i] = (i >= left && i < left + win) ? 1.0 : 0.0;
     char hint[48];
     snprintf(hint, sizeof hint, "rect_window%lld_%lld", (long long)win, (long long)n_fft);
     rf_value *c = rf_fft_const(f, hint, f->dt, 1, &n_fft, w);
-    free(w);
+    rf_free(w);
     return c;
 }
 
@@ -186,7 +187,7 @@ static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     int64_t count = (d[1].size - fa->n_fft) / fa->hop + 1, len = count * fa->n_fft;
     rf_value *blocks = frame_blocks(L, v, fa, count);
     if (blocks || rf_status_of(L) != RF_OK) return blocks;
-    double *idx = malloc((size_t)len * sizeof *idx);
+    double *idx = rf_malloc((size_t)len * sizeof *idx);
     if (!idx) {
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory building stft frames");
         return NULL;
@@ -194,7 +195,7 @@ static rf_value *frame_signal(rf_lowering *L, rf_value *v, const void *arg) {
     for (int64_t f = 0; f < count; f++)
         for (int64_t k = 0; k < fa->n_fft; k++) idx[f * fa->n_fft + k] = (double)(f * fa->hop + k);
     rf_value *index = rf_b_constant(L, "stft_frame_index", RF_DT_I64, 1, &len, idx);
-    free(idx);
+    rf_free(idx);
     if (!index) return NULL;
     rf_dim g[2] = {v->dims[0], {len, NULL}};
     rf_arg sel[3] = {{"self", rf_attr_ref(v)}, {"dim", rf_attr_int(1)}, {"index", rf_attr_ref(index)}};
@@ -288,7 +289,7 @@ static rf_value *envelope(rf_lowering *L, rf_value *w2, const void *arg) {
  * (out of memory, or a zero the division would hit, as torch raises). */
 static rf_value *rect_envelope(rf_fft_ctx *f, const rf_node *n, const frame_args *fa, int64_t nframes,
                                int64_t expected, int64_t start, int64_t stop) {
-    double *e = calloc((size_t)expected, sizeof(double));
+    double *e = rf_calloc((size_t)expected, sizeof(double));
     if (!e) {
         f->oom = 1;
         return NULL;
@@ -298,7 +299,7 @@ static rf_value *rect_envelope(rf_fft_ctx *f, const rf_node *n, const frame_args
         for (int64_t i = left; i < left + fa->win; i++) e[fr * fa->hop + i] += 1.0;
     for (int64_t i = start; i < stop; i++)
         if (e[i] < 1e-11) { /* torch's "window overlap add min" error: output i would divide by zero */
-            free(e);
+            rf_free(e);
             rf_fail(f->L, n, RF_ERR_INVALID,
                     "%s: the window overlap-add is zero at output sample %lld (win_length %lld < n_fft "
                     "%lld without center leaves uncovered samples); torch raises here too",
@@ -309,7 +310,7 @@ static rf_value *rect_envelope(rf_fft_ctx *f, const rf_node *n, const frame_args
     char hint[64];
     snprintf(hint, sizeof hint, "istft_envelope%lld", (long long)expected);
     rf_value *c = rf_b_constant(f->L, hint, f->dt, 2, shape, e);
-    free(e);
+    rf_free(e);
     return c;
 }
 

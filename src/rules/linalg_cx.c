@@ -1,5 +1,6 @@
 /* Complex matrices in real arithmetic (see linalg_cx.h and linalg_solve.c for the method). */
 #include "rules/linalg_cx.h"
+#include "ir/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +28,19 @@ cm rf_lx_cm_sq(rf_lowering *L, cm a, int64_t dim) {
     return r;
 }
 cm rf_lx_cm_cat(rf_lowering *L, size_t k, const cm *xs, int64_t dim) {
-    rf_value **re = malloc((k ? k : 1) * sizeof *re), **im = malloc((k ? k : 1) * sizeof *im);
+    rf_value **re = rf_malloc((k ? k : 1) * sizeof *re), **im = rf_malloc((k ? k : 1) * sizeof *im);
     cm r = {NULL, NULL};
     if (!re || !im) {
-        free(re);
-        free(im);
+        rf_free(re);
+        rf_free(im);
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory");
         return r;
     }
     for (size_t i = 0; i < k; i++) re[i] = xs[i].re, im[i] = xs[i].im;
     r.re = rf_b_cat(L, k, re, dim);
     r.im = rf_b_cat(L, k, im, dim);
-    free(re);
-    free(im);
+    rf_free(re);
+    rf_free(im);
     return r;
 }
 /* where(cond, a, b); b NULL-parted: zero. */
@@ -97,7 +98,7 @@ int rf_lx_unroll_ok(rf_lowering *L, const rf_node *n, int64_t k) {
 
 /* 0..len-1 as an int64 constant of shape (len,), (len, 1) or (1, len). */
 rf_value *rf_lx_iota(rf_lowering *L, int64_t len, int shape) {
-    double *d = malloc((size_t)(len ? len : 1) * sizeof *d);
+    double *d = rf_malloc((size_t)(len ? len : 1) * sizeof *d);
     if (!d) {
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory");
         return NULL;
@@ -106,7 +107,7 @@ rf_value *rf_lx_iota(rf_lowering *L, int64_t len, int shape) {
     int64_t dims[2] = {shape == 2 ? 1 : len, shape == 1 ? 1 : len};
     rf_value *c = shape == 0 ? rf_b_constant(L, "lin_iota", RF_DT_I64, 1, &len, d)
                              : rf_b_constant(L, "lin_iota", RF_DT_I64, 2, dims, d);
-    free(d);
+    rf_free(d);
     return c;
 }
 rf_value *rf_lx_cmp_k(rf_lowering *L, const char *c, rf_value *idx, int64_t k) {
@@ -218,11 +219,11 @@ cm rf_lx_triangle(rf_lowering *L, cm a, int64_t rows, int64_t cols, int upper, i
 void rf_lx_lu_factor(rf_lowering *L, cm a, int64_t m, int64_t c, rf_dtype w, lu_res *r) {
     int64_t kmin = m < c ? m : c;
     rf_value *rowv = rf_lx_iota(L, m, 0), *rowi = rf_lx_iota(L, m, 1), *coli = rf_lx_iota(L, c, 2);
-    rf_value **piv = calloc((size_t)(kmin ? kmin : 1), sizeof *piv);
-    rf_value **zero = calloc((size_t)(kmin ? kmin : 1), sizeof *zero);
+    rf_value **piv = rf_calloc((size_t)(kmin ? kmin : 1), sizeof *piv);
+    rf_value **zero = rf_calloc((size_t)(kmin ? kmin : 1), sizeof *zero);
     if (!piv || !zero) {
-        free(piv);
-        free(zero);
+        rf_free(piv);
+        rf_free(zero);
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory");
         return;
     }
@@ -286,8 +287,8 @@ void rf_lx_lu_factor(rf_lowering *L, cm a, int64_t m, int64_t c, rf_dtype w, lu_
     r->sign = sign;
     r->perm = perm;
 done:
-    free(piv);
-    free(zero);
+    rf_free(piv);
+    rf_free(zero);
 }
 
 /* P with A = P L U, from perm (..., m). */
@@ -335,11 +336,11 @@ int rf_lx_is_square(rf_lowering *L, const rf_node *n, cm a, int64_t *size) {
 /* The lower factor of Hermitian A read from its lower triangle, and info (i32 (...)):
  * the first column, 1-based, whose pivot is not positive, or 0. */
 cm rf_lx_chol_lower(rf_lowering *L, cm a, int64_t n, rf_value **info) {
-    cm *cols = calloc((size_t)(n ? n : 1), sizeof *cols), fac = {NULL, NULL};
-    rf_value **bad = calloc((size_t)(n ? n : 1), sizeof *bad);
+    cm *cols = rf_calloc((size_t)(n ? n : 1), sizeof *cols), fac = {NULL, NULL};
+    rf_value **bad = rf_calloc((size_t)(n ? n : 1), sizeof *bad);
     if (!cols || !bad) {
-        free(cols);
-        free(bad);
+        rf_free(cols);
+        rf_free(bad);
         rf_fail(L, NULL, RF_ERR_NOMEM, "out of memory");
         return fac;
     }
@@ -370,8 +371,8 @@ cm rf_lx_chol_lower(rf_lowering *L, cm a, int64_t n, rf_value **info) {
             *info = rf_b_cast(L, rf_b_squeeze_dims(L, inf, 2, dd), RF_DT_I32);
         }
     }
-    free(cols);
-    free(bad);
+    rf_free(cols);
+    rf_free(bad);
     return fac;
 }
 

@@ -89,3 +89,21 @@ def test_cli_failures_exit_2_with_one_line(work: Path, capsys: pytest.CaptureFix
     (work / "damaged.pt2").write_bytes(bytes(raw))
     code, err = _main(capsys, "inspect", str(work / "damaged.pt2"))
     assert code == 2 and "is not UTF-8 text" in err and "UnicodeDecodeError" not in err
+
+
+def test_out_of_memory_in_the_core_is_a_memory_error() -> None:
+    """Each allocation of a lowering fails in turn (the C core's test hook): MemoryError every time, never a crash,
+    and the run past the last allocation lowers as usual."""
+    want = None
+    for k in range(10_000):
+        _core.test_fail_allocation(k)
+        try:
+            got = _core.lower(IR)
+        except MemoryError:
+            continue
+        finally:
+            left = _core.test_fail_allocation(-1)
+        assert left >= 0, f"allocation {k} failed and the lowering still succeeded"
+        want = got
+        break
+    assert want == _core.lower(IR) and k > 3

@@ -1,5 +1,6 @@
-"""realify.lower and the torch.compile backend from many threads at once: 8 threads over RoPE, FFT and a complex
-MLP each lower a shared ExportedProgram and compile the model, and every output matches eager."""
+"""realify.lower and the torch.compile backend from many threads at once: 8 threads over RoPE, FFT, a complex MLP
+and a program with in-place ops each lower a shared ExportedProgram and compile the model, and every output
+matches eager."""
 
 from __future__ import annotations
 
@@ -38,6 +39,19 @@ class ComplexMLP(torch.nn.Module):
         return torch.tanh(h.real) * h @ self.b
 
 
+class Accumulate(torch.nn.Module):
+    """An in-place op: lowering first makes it functional with torch's run_decompositions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(6, dtype=torch.complex64, generator=torch.Generator().manual_seed(3)))
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        y = z.clone()
+        y.mul_(self.w)
+        return y * 2
+
+
 def _cases() -> list[tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
     g = torch.Generator().manual_seed(0)
     return [
@@ -45,6 +59,7 @@ def _cases() -> list[tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
                   llama3.precompute_freqs_cis(16, 8))),
         (Spectral(), (torch.randn(3, 32, generator=g),)),
         (ComplexMLP(), (torch.randn(5, 8, dtype=torch.complex64, generator=g),)),
+        (Accumulate(), (torch.randn(4, 6, dtype=torch.complex64, generator=g),)),
     ]
 
 
