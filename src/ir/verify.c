@@ -250,6 +250,7 @@ static void check_window(verifier *V, const rf_node *n) {
 static int is_dim_arg(const rf_node *n, const char *name) {
     static const char *const names[] = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim",
                                         "dimension", NULL};
+    if (strncmp(n->op, "aten.tile.", 10) == 0) return 0; /* tile's dims are repeat counts (torch.export keeps it) */
     if (rf_str_in(name, names)) return 1;
     return strncmp(n->op, "aten.movedim.", 13) == 0 && (strcmp(name, "source") == 0 ||
                                                         strcmp(name, "destination") == 0);
@@ -268,7 +269,7 @@ static int dim_adds_one(const char *op) {
 }
 
 /* The rank a dim argument indexes: the largest rank among the operands
- * (self, input, other, tensors), plus one where the op adds a dim; without
+ * (self, input, other, tensors, x, y), plus one where the op adds a dim; without
  * such operands, the largest result rank. -1 when a rank it needs is unknown. */
 static int reference_rank(const rf_node *n) {
     int r = 0, have = 0;
@@ -276,8 +277,8 @@ static int reference_rank(const rf_node *n) {
         const char *name = n->args[i].name;
         const rf_attr *a = &n->args[i].attr;
         if (strcmp(name, "self") != 0 && strcmp(name, "input") != 0 && strcmp(name, "other") != 0 &&
-            strcmp(name, "tensors") != 0)
-            continue;
+            strcmp(name, "tensors") != 0 && strcmp(name, "x") != 0 && strcmp(name, "y") != 0)
+            continue; /* x, y: linalg_vecdot, trapezoid and the like, as torch.export keeps them */
         size_t k = a->kind == RF_A_LIST ? a->n : 1;
         for (size_t j = 0; j < k; j++) {
             const rf_attr *t = a->kind == RF_A_LIST ? &a->items[j] : a;

@@ -89,8 +89,19 @@ static rf_cx as_matrix(rf_lowering *L, rf_cx z, int split) {
 
 /* tensordot(a, b, dims_a, dims_b): a's free dims then its contracted ones, b's contracted then free, one matrix
  * product, and the free dims back (torch's at::tensordot). */
+static rf_cx cx_sum_keep(rf_lowering *L, rf_cx z, int64_t d) {
+    if (z.im_zero) return rf_cx_real(rf_val(rf_b_reduce(L, "aten.sum.dim_IntList", z.re.v, 1, &d, 1)));
+    return rf_cx_values(rf_b_reduce(L, "aten.sum.dim_IntList", z.re.v, 1, &d, 1),
+                        rf_b_reduce(L, "aten.sum.dim_IntList", z.im.v, 1, &d, 1));
+}
+
 static rf_cx contract(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, size_t k, const int64_t *ca,
                       const int64_t *cb) {
+    for (size_t i = 0; i < k; i++) { /* a contracted dim of size 1 against a longer one: the other summed first */
+        const rf_dim *da = &a.re.v->dims[ca[i]], *db = &b.re.v->dims[cb[i]];
+        if (!db->sym && db->size == 1 && (da->sym || da->size != 1)) a = cx_sum_keep(L, a, ca[i]);
+        else if (!da->sym && da->size == 1 && (db->sym || db->size != 1)) b = cx_sum_keep(L, b, cb[i]);
+    }
     int ra = a.re.v->rank, rb = b.re.v->rank;
     int64_t pa[MAX_DIMS], pb[MAX_DIMS], fa_sizes[MAX_DIMS], fb_sizes[MAX_DIMS];
     int used_a[MAX_DIMS] = {0}, used_b[MAX_DIMS] = {0};

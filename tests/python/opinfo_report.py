@@ -6,6 +6,8 @@ it measured; without the variable that test checks the file against them instead
 
 from __future__ import annotations
 
+import re
+
 import torch
 from opinfo_support import (
     BASE_TOL,
@@ -27,6 +29,9 @@ from opinfo_support import (
 
 DOC_PATH = "docs/op-coverage.md"
 MODE_TITLES = {"c64": "complex64", "c128": "complex128", "trunc": "complex128, truncate_double"}
+EXPORT_TITLE = "torch.export, complex64"
+EXPORT_LINE = "- torch.export path"
+EXPORT_CELL = re.compile(r"(pass|raises|FAIL) (\d+)/(\d+)")
 
 
 def headline(results: dict[str, OpResult]) -> tuple[int, int]:
@@ -43,6 +48,72 @@ def cell(res: OpResult, mode: str) -> str:
     status = res.mode_status(mode)
     word = {"pass": "pass", "unsupported": "raises", "no sample": "no sample"}.get(status, "FAIL")
     return f"{word} {ok}/{total}"
+
+
+def export_word(res: OpResult) -> str:
+    measured = [r for r in res.export if r.status != "unexportable"]
+    if not res.export:
+        return "no sample"
+    if not measured:
+        return "not exportable"
+    bad = [r for r in measured if r.status != "pass"]
+    if not bad:
+        return "pass"
+    return "raises" if all(r.status == "unsupported" for r in bad) else "FAIL"
+
+
+def export_cell(res: OpResult) -> str:
+    """The torch.export column: passing / measured samples, the op that raised or the first problem, and the
+    samples torch.export itself could not export."""
+    word = export_word(res)
+    if word in ("no sample", "not exportable"):
+        return word
+    measured = [r for r in res.export if r.status != "unexportable"]
+    text = f"{word} {sum(r.status == 'pass' for r in measured)}/{len(measured)}"
+    bad = [r for r in measured if r.status != "pass"]
+    if word == "raises":
+        text += " (" + ", ".join(sorted({f"`{r.detail}`" for r in bad})) + ")"
+    elif bad:
+        text += f" ({bad[0].status}: {bad[0].detail[:100]})".replace("\n", " ").replace("|", "\\|")
+    unexportable = len(res.export) - len(measured)
+    return text + (f", {unexportable} not exportable" if unexportable else "")
+
+
+def export_line(results: dict[str, OpResult]) -> str:
+    words = [export_word(r) for r in results.values()]
+    exported = [w for w in words if w not in ("no sample", "not exportable")]
+    return (
+        f"{EXPORT_LINE} (no decomposition: `torch.export.export` of a module calling the op, then "
+        "`realify.lower(ep)`; complex64; this file has every sample, `make test` measures the first sample per op): "
+        f"{words.count('pass')} of {len(exported)} exported ops pass every sample, {words.count('raises')} raise "
+        f"UnsupportedOpError (a composite op torch.export keeps and realify has no rule for), {words.count('FAIL')} "
+        f"fail; torch.export itself cannot export {words.count('not exportable')} ops"
+    )
+
+
+def without_export(text: str) -> str:
+    """The doc less what the torch.export path measured (its line and its column), which `make test` measures on a
+    subset of the samples only."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith(EXPORT_LINE):
+            continue
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line)
+            del cells[2 + len(MODES)]
+            line = "|".join(cells)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def export_cells(text: str) -> dict[str, str]:
+    """op name -> its torch.export cell, read from a rendered doc."""
+    cells = {}
+    for line in text.splitlines():
+        m = re.match(r"\| `([^`]+)`", line)
+        if m:
+            cells[m.group(1)] = re.split(r"(?<!\\)\|", line)[2 + len(MODES)].strip()
+    return cells
 
 
 def note(name: str, res: OpResult | None) -> str:
@@ -98,7 +169,8 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         f"{MAX_SAMPLES} samples per op and dtype, each traced with make_fx, lowered with `realify.lower`, checked "
         "for complex dtypes and compared with eager PyTorch. Modes: " + "; ".join(MODE_TITLES.values()) + ". "
         "A cell reads `pass` when every sample passed, `raises` when the others raised UnsupportedOpError, with "
-        "passing / measured samples.",
+        "passing / measured samples. The torch.export column measures the same complex64 samples without "
+        "decomposition (`tests/python/opinfo_export.py`): the op as torch.export keeps it.",
         "",
         f"Measured with torch {torch_release()} (OpInfo sample sets change between torch releases).",
         "",
@@ -107,9 +179,10 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         f"- not applicable: {kinds.count(NOT_APPLICABLE)} ops",
         f"- FFT family (its own issue, not counted here): {kinds.count(OTHER_ISSUE)} ops",
         linalg_line(results, all_names),
+        export_line(results),
         "",
-        "| op | " + " | ".join(MODE_TITLES[m] for m in MODES) + " | notes |",
-        "|---|" + "---|" * len(MODES) + "---|",
+        "| op | " + " | ".join(MODE_TITLES[m] for m in MODES) + f" | {EXPORT_TITLE} | notes |",
+        "|---|" + "---|" * len(MODES) + "---|---|",
     ]
     for name in sorted(all_names):
         res = results.get(name)
@@ -117,8 +190,9 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         if res is None:
             reason = "measured by the FFT issue" if kind == OTHER_ISSUE else SKIPS[name].reason
             label = "other issue" if kind == OTHER_ISSUE else kind
-            lines.append(f"| `{name}` | " + " | ".join("—" for _ in MODES) + f" | {label}: {reason} |")
+            lines.append(f"| `{name}` | " + " | ".join("—" for _ in MODES) + f" | — | {label}: {reason} |")
             continue
         mark = "" if res.passed or kind in (ERROR_BY_DESIGN, KNOWN_GAP) else " **FAIL**"
-        lines.append(f"| `{name}`{mark} | " + " | ".join(cell(res, m) for m in MODES) + f" | {note(name, res)} |")
+        cells = " | ".join(cell(res, m) for m in MODES)
+        lines.append(f"| `{name}`{mark} | {cells} | {export_cell(res)} | {note(name, res)} |")
     return "\n".join(lines) + "\n"

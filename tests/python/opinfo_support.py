@@ -161,6 +161,8 @@ class OpResult:
     name: str
     modes: dict[str, list[SampleResult]] = field(default_factory=dict)
     ops: set[str] = field(default_factory=set)  # aten ops of the traced graphs
+    export: list[SampleResult] = field(default_factory=list)  # complex64 through torch.export (opinfo_export.py)
+    export_ops: set[str] = field(default_factory=set)  # ops of the exported programs
 
     def counts(self, mode: str) -> tuple[int, int]:
         rs = [r for r in self.modes.get(mode, []) if r.status != "untraceable"]

@@ -100,6 +100,9 @@ CASES: dict[str, tuple[str, Callable[[torch.dtype], nn.Module], Callable[[torch.
     "tensordot_lists": (
         "aten.tensordot.default", lambda dt: Call(lambda a, b: torch.tensordot(a, b, dims=([1, 0], [0, 2]))),
         lambda dt: (z(dt, 3, 2, 4), z(dt, 2, 6, 3, seed=1))),
+    "tensordot_size_one_summed": (  # a contracted dim of size 1 meets one of size 2: torch sums the other first
+        "aten.tensordot.default", lambda dt: Call(lambda a, b: torch.tensordot(a, b, dims=([0, 1], [2, 0]))),
+        lambda dt: (z(dt, 1, 1, 3), z(dt, 2, 4, 2, seed=1))),
     "tensordot_outer": ("aten.tensordot.default", lambda dt: Call(lambda a, b: torch.tensordot(a, b, dims=0)),
                         lambda dt: (z(dt, 2, 3), z(dt, 4, seed=1))),
     "tensordot_full": (

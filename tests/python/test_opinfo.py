@@ -2,8 +2,10 @@
 
 For each op (skip kinds and reasons in opinfo_support.SKIPS) and up to MAX_SAMPLES samples per dtype: trace with
 make_fx, realify.lower, assert no complex dtype is left, run on view_as_real inputs and compare with eager, for
-complex64, complex128 and complex128 with truncate_double. The last tests check that every rule of the C core is
-exercised (by these samples or by test_rules.py's hand cases) and that docs/op-coverage.md holds what was measured.
+complex64, complex128 and complex128 with truncate_double; and the complex64 samples through torch.export, without
+decomposition (opinfo_export.py: the first sample per op here, every one in `make coverage`). The last tests check
+that every rule of the C core is exercised (by these samples or by test_rules.py's hand cases) and that
+docs/op-coverage.md holds what was measured.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 from harness import rules_to_exercise
-from opinfo_report import DOC_PATH, headline, render, torch_release
+from opinfo_export import EXPORT_OK, export_samples, measure_export
+from opinfo_report import DOC_PATH, EXPORT_CELL, export_cells, headline, render, torch_release, without_export
 from opinfo_support import (
     ERROR_BY_DESIGN,
     KNOWN_GAP,
@@ -42,7 +45,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def result_of(op: object) -> OpResult:
     name = full_name(op)  # type: ignore[arg-type]
     if name not in RESULTS:
-        RESULTS[name] = measure(op)  # type: ignore[arg-type]
+        res = measure(op)  # type: ignore[arg-type]
+        res.export, res.export_ops = measure_export(op, export_samples())  # type: ignore[arg-type]
+        RESULTS[name] = res
     return RESULTS[name]
 
 
@@ -63,6 +68,9 @@ def test_opinfo(op: object) -> None:
         assert not res.passed, f"{name} passes now: remove it from the known gaps"
     else:
         assert res.passed, f"{name}: {res.first_problem()}"
+    # through torch.export (no decomposition) an op passes or raises naming the op; never wrong numbers or a crash
+    for r in res.export:
+        assert r.status in EXPORT_OK, f"{name}: torch.export path: {r.status}: {r.detail}"
 
 
 def test_mutation_of_a_complex_value_is_functionalized() -> None:
@@ -145,7 +153,7 @@ def hand_case_ops() -> set[str]:
 def test_every_rule_is_exercised() -> None:
     covered = hand_case_ops()
     for res in all_measured().values():
-        covered |= res.ops
+        covered |= res.ops | res.export_ops
     missing = sorted(rules_to_exercise(_core.rules()) - covered)
     assert not missing, f"rules that no OpInfo sample and no hand case exercises: {missing}"
 
@@ -160,4 +168,16 @@ def test_coverage_doc_matches_measurement() -> None:
     stamp = f"Measured with torch {torch_release()} "
     if stamp not in doc:
         pytest.skip(f"{DOC_PATH} was measured with another torch release; this is {torch.__version__}")
-    assert doc == text, f"{DOC_PATH} differs from this measurement: run `make coverage`"
+    if os.environ.get("REALIFY_WRITE_COVERAGE"):
+        assert doc == text
+        return
+    # the torch.export column is measured on every sample by `make coverage`, on the first one here
+    assert without_export(doc) == without_export(text), f"{DOC_PATH} differs from this measurement: run `make coverage`"
+    written = export_cells(doc)
+    for name, res in all_measured().items():
+        first = res.export[0].status if res.export else None
+        m = EXPORT_CELL.match(written.get(name, ""))
+        if first == "pass":
+            assert m and int(m.group(2)) >= 1, f"{name}: its first sample passes through torch.export: {written[name]}"
+        elif first in ("unsupported", "mismatch", "complex-left", "error"):
+            assert m and int(m.group(2)) < int(m.group(3)), f"{name}: its first sample {first}s: {written[name]}"
