@@ -45,7 +45,7 @@ static const rank_row rows[] = {
     {"aten.log10.default", RK_SAME, 0}, {"aten.log1p.default", RK_SAME, 0}, {"aten.log2.default", RK_SAME, 0},
     {"aten.logical_and.default", RK_BROADCAST, 0}, {"aten.logical_not.default", RK_SAME, 0},
     {"aten.logical_or.default", RK_BROADCAST, 0}, {"aten.logical_xor.default", RK_BROADCAST, 0},
-    {"aten.masked_fill.Scalar", RK_SAME, 0}, {"aten.maximum.default", RK_BROADCAST, 0},
+    {"aten.masked_fill.Scalar", RK_BROADCAST, 0}, {"aten.maximum.default", RK_BROADCAST, 0},
     {"aten.minimum.default", RK_BROADCAST, 0}, {"aten.mm.default", RK_FIXED, 2}, {"aten.mul.Scalar", RK_SAME, 0},
     {"aten.mul.Tensor", RK_BROADCAST, 0}, {"aten.mv.default", RK_FIXED, 1}, {"aten.nan_to_num.default", RK_SAME, 0},
     {"aten.narrow.default", RK_SAME, 0}, {"aten.narrow_copy.default", RK_SAME, 0}, {"aten.ne.Scalar", RK_SAME, 0},
