@@ -56,7 +56,8 @@ def test_deploy_speed_profile(tmp_path: Path) -> None:
     (prof,) = json.loads(out.read_text())["results"]
     assert prof["onnx_nodes"].get("MatMul", 0) > 0  # the matmul strategy's DFT stages
     for rt in ("ort", "openvino"):
-        assert prof[rt] and all(us >= 0 and count >= 1 for _, us, count in prof[rt])
+        assert prof[rt] and all(us >= 0 and count >= 0 for _, us, count in prof[rt])  # some OpenVINO nodes ran 0 times
+        assert any(count >= 1 for _, _, count in prof[rt])
         assert sum(us for _, us, _ in prof[rt]) > 0
 
 
