@@ -100,11 +100,21 @@ def test_user_ops_survive_lowering_for_every_target(capture: str, target: str) -
 
 def test_collectives_pass_through_every_target() -> None:
     import torch.distributed as dist
-    import torch.distributed._functional_collectives as funcol
     from torch.testing._internal.distributed.fake_pg import FakeStore
 
-    if not dist.is_initialized():
+    own_group = not dist.is_initialized()
+    if own_group:
         dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
+    try:
+        _check_collectives()
+    finally:  # later tests in this process (a forked TP run among them) must not inherit it
+        if own_group:
+            dist.destroy_process_group()
+
+
+def _check_collectives() -> None:
+    import torch.distributed as dist
+    import torch.distributed._functional_collectives as funcol
 
     def tp_rope(x: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
         y = rope(x, freqs)

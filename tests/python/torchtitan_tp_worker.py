@@ -88,6 +88,8 @@ def _parallel_dims(world: int, spmd_backend: str) -> Any:
 def run_rank(rank: int, world: int, port: int, out_dir: str, spmd_backend: str, enable_sp: bool) -> None:
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.set_num_threads(1)
+    if dist.is_initialized():  # forked from a test process whose earlier tests left a default group
+        dist.destroy_process_group()
     dist.init_process_group("gloo", rank=rank, world_size=world)
     try:
         from torchtitan_support import TINY, build_llama3, tokens
