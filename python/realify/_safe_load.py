@@ -107,10 +107,34 @@ def _payloads(path: str, records: dict[str, bytes]) -> tuple[set[str], set[str]]
                 raise _fail(path, f"constant {file} is a Python or TorchScript object")
             full = os.path.join("data", m.group(1), file)
             (pickled if entry.get("use_pickle") else raw).add(full)
+            if not entry.get("use_pickle"):
+                nbytes = _raw_nbytes(entry.get("tensor_meta"))
+                if nbytes is not None and full in records and len(records[full]) != nbytes:
+                    raise _fail(path, f"member {full} holds {len(records[full])} bytes where its tensor needs "
+                                      f"{nbytes} (a tampered or damaged weight)")
     both = raw & pickled
     if both:
         raise _fail(path, f"member {sorted(both)[0]} is named both as raw bytes and as a pickle")
     return raw, pickled
+
+
+def _raw_nbytes(meta: Any) -> int | None:
+    """The bytes a raw tensor member must hold by its config (torch reads raw bytes unchecked when there are more);
+    None where the config does not say (the load then checks what it can)."""
+    try:
+        from torch._export.serde.schema import ScalarType
+        from torch._export.serde.serialize import _SERIALIZE_TO_TORCH_DTYPE
+
+        dtype = _SERIALIZE_TO_TORCH_DTYPE[ScalarType(meta["dtype"])]
+        sizes = [int(d["as_int"]) for d in meta["sizes"]]
+        strides = [int(d["as_int"]) for d in meta["strides"]]
+        offset = int(meta["storage_offset"]["as_int"])
+    except Exception:  # symbolic sizes, another schema, a torch without these names
+        return None
+    if any(n == 0 for n in sizes):
+        return None
+    extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True))
+    return extent * dtype.itemsize
 
 
 def _plain(path: str, name: str, data: bytes) -> bytes:
