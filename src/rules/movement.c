@@ -7,6 +7,7 @@
 
 #include "rules/family.h"
 #include "rules/rules.h"
+#include "lower/realops.h"
 
 /* The arguments whose values land in the result (a real one adds nothing to the imaginary part). */
 static const char *const value_fill[] = {"value", NULL};
@@ -27,6 +28,60 @@ static rf_status scatter_reduce_add(rf_lowering *L, const rf_node *n) {
     if (!r || r->kind != RF_A_STR || strcmp(r->s, "add") != 0)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s on complex values reduces only with \"add\"", n->op);
     return rf_lower_componentwise_fill(L, n, rf_node_arg(n, "src") ? src_fill : value_fill);
+}
+
+/* pad_sequence pads every sequence to the longest along dim 0 with its part of
+ * the padding value, then stacks them: emitted as pads and a cat, which every
+ * target has (torch.export keeps pad_sequence itself). */
+static rf_value *padded_sequences(rf_lowering *L, rf_value *const *parts, size_t count,
+                                  int64_t longest, int left, int64_t batch_dim, double fill) {
+    rf_value **rows = rf_alloc(rf_out_graph(L), count * sizeof(*rows));
+    for (size_t i = 0; i < count; i++) {
+        int64_t gap = longest - parts[i]->dims[0].size;
+        rf_value *p = gap ? rf_b_pad_dim(L, parts[i], 0, left ? gap : 0, left ? 0 : gap, fill) : parts[i];
+        rows[i] = rf_b_unsqueeze(L, p, batch_dim);
+    }
+    return rf_b_cat(L, count, rows, batch_dim);
+}
+
+static rf_status pad_sequence(rf_lowering *L, const rf_node *n) {
+    const rf_attr *seqs = rf_node_arg(n, "sequences"), *bf = rf_node_arg(n, "batch_first");
+    const rf_attr *pv = rf_node_arg(n, "padding_value"), *side = rf_node_arg(n, "padding_side");
+    if (!seqs || seqs->kind != RF_A_LIST || seqs->n == 0)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a non-empty list of sequences", n->op);
+    int left = side && side->kind == RF_A_STR && strcmp(side->s, "left") == 0;
+    if (side && side->kind == RF_A_STR && !left && strcmp(side->s, "right") != 0)
+        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: padding_side '%s'", n->op, side->s);
+    int64_t batch_dim = bf && bf->kind == RF_A_BOOL && bf->i ? 0 : 1, longest = 0;
+    double fill_re = 0.0, fill_im = 0.0;
+    if (pv && pv->kind == RF_A_COMPLEX) fill_re = pv->f, fill_im = pv->f_im;
+    else if (pv && pv->kind == RF_A_FLOAT) fill_re = pv->f;
+    else if (pv && (pv->kind == RF_A_INT || pv->kind == RF_A_BOOL)) fill_re = (double)pv->i;
+    rf_dtype w = rf_work_dtype(L, n);
+    size_t count = seqs->n;
+    rf_value **re = rf_alloc(rf_out_graph(L), count * sizeof(*re)), **im = rf_alloc(rf_out_graph(L), count * sizeof(*im));
+    int has_imag = fill_im != 0.0;
+    for (size_t i = 0; i < count; i++) {
+        const rf_attr *a = &seqs->items[i];
+        if (!rf_attr_is_tensor(a) || a->value->rank < 1 || a->value->dims[0].sym)
+            return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs sequences of static length", n->op);
+        if (a->value->dims[0].size > longest) longest = a->value->dims[0].size;
+        has_imag |= !rf_cx_known_real(L, a->value);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const rf_value *v = seqs->items[i].value;
+        rf_cx c = rf_cx_of(L, v, w);
+        re[i] = rf_b_materialize(L, c.re, NULL);
+        if (has_imag) im[i] = c.im_zero ? rf_b_zeros_like(L, re[i]) : rf_b_materialize(L, c.im, re[i]);
+    }
+    RF_CHECK(L);
+    rf_cx out = {0};
+    out.re = rf_val(padded_sequences(L, re, count, longest, left, batch_dim, fill_re));
+    out.im_zero = !has_imag;
+    if (has_imag) out.im = rf_val(padded_sequences(L, im, count, longest, left, batch_dim, fill_im));
+    RF_CHECK(L);
+    rf_set_cx(L, n->outs[0], out);
+    return RF_OK;
 }
 
 static void scaled_ints(rf_lowering *L, rf_attr *out, const rf_attr *in, int64_t scale, int64_t extra) {
@@ -194,6 +249,7 @@ const rf_rule_entry rf_rules_movement[] = {
     {"aten.index_copy.default", fill_source, 0},
     {"aten.index_fill.int_Scalar", fill_value, 0},
     {"aten.index_fill.int_Tensor", fill_value, 0},
+    {"aten.pad_sequence.default", pad_sequence, 0},
     {"aten.as_strided_copy.default", rf_lower_as_strided_of_input, 0},
     {"aten.as_strided_scatter.default", rf_lower_as_strided_of_input, 0},
     {NULL, NULL, 0},

@@ -234,9 +234,7 @@ CASES = [
     Case("diffusers/Lumina2Transformer2DModel", "diffusers", _lumina2,
          upstream=(Upstream("export", _LUMINA2), Upstream("compile", _LUMINA2))),
     Case("diffusers/Lumina2TransformerBlock", "diffusers", _lumina2_block),
-    Case("diffusers/ZImageTransformer2DModel", "diffusers", _z_image, realify_gaps={
-        "export": "no rule for aten.pad_sequence on complex values (torch.export keeps it; dynamo decomposes it)",
-        "onnx": "no rule for aten.pad_sequence on complex values (torch.export keeps it; dynamo decomposes it)"}),
+    Case("diffusers/ZImageTransformer2DModel", "diffusers", _z_image),
     Case("diffusers/QwenImage21Transformer2DModel", "diffusers", _qwen_image21,
          upstream=(Upstream("export", "data-dependent repeat_interleave and .tolist() build the joint sequence"),
                    Upstream("compile", "Tensor.tolist() of a bool mask (dynamo cannot trace it)"))),
