@@ -14,6 +14,7 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils import _pytree as pytree
 
 from ._fx_to_ir import fetch_attr
+from ._restride import insert_restride, wanted_order
 from ._signature import Signature
 from .runtime import to_lowered
 
@@ -52,7 +53,33 @@ class _FakeProp(fx.Interpreter):
                 return None
         return orig
 
+    def _restride_args(self, n: fx.Node) -> None:
+        """A copied user op whose argument realify computed gets it in eager's layout (see _restride)."""
+        orig = self.originals.get(n)
+        if orig is None or n.op != "call_function" or orig.target != n.target:
+            return
+        new_leaves, new_spec = pytree.tree_flatten(_named_args(n))
+        old_leaves, old_spec = pytree.tree_flatten(_named_args(orig))
+        if new_spec != old_spec:
+            return
+        for a, b in zip(new_leaves, old_leaves, strict=True):
+            if not isinstance(a, fx.Node) or not isinstance(b, fx.Node) or self.twins.get(a) is b:
+                continue
+            order = wanted_order(self.env.get(a), b.meta.get("val"))
+            if order is None:
+                continue
+            nodes = insert_restride(n.graph, n, a, order)
+            with self.mode:
+                value = self.env[a]
+                for node in nodes:
+                    value = node.target(value, *node.args[1:], **node.kwargs)
+                    node.meta["val"] = value
+                    self.env[node] = value
+            n.replace_input_with(a, nodes[-1])
+
     def run_node(self, n: fx.Node) -> Any:
+        if self.originals:
+            self._restride_args(n)
         orig = self._twin(n)
         if orig is not None:
             self.twins[n] = orig

@@ -240,10 +240,7 @@ CASES = [
                    Upstream("compile", "Tensor.tolist() of a bool mask (dynamo cannot trace it)"))),
     Case("diffusers/QwenImage21TransformerBlock", "diffusers", _qwen_image21_block),
     Case("diffusers/WanTransformer3DModel (real RoPE)", "diffusers", _wan),
-    Case("diffusers/AnyFlowTransformer3DModel", "diffusers", _anyflow, realify_gaps={
-        "compile": "the lowered complex multiply of a strided view is contiguous where eager's keeps the input's "
-                   "layout; SDPA copies it and a later view fails in realify's meta propagation",
-        "train": "the same layout difference as the compile column"}),
+    Case("diffusers/AnyFlowTransformer3DModel", "diffusers", _anyflow),
     Case("diffusers/FreeU apply_freeu (fourier_filter)", "diffusers", _freeu),
 ]
 
