@@ -52,7 +52,7 @@ corpus-table: $(STAMP)
 	$(PY) tools/corpus_table.py
 
 demo: $(STAMP)
-	$(PY) -m realify.demo
+	$(PY) examples/demo.py
 
 clean:
 	rm -rf build $(VENV) python/realify/*.so

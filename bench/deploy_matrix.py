@@ -18,9 +18,10 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 
 import realify  # noqa: E402
-from realify import zoo  # noqa: E402
+from realify_examples import zoo  # noqa: E402
 
 
 def run_onnx(ep: torch.export.ExportedProgram, args: tuple) -> list[torch.Tensor]:

@@ -49,11 +49,11 @@ from typing import Any
 
 import realify
 import torch
-from realify import zoo
-from realify.models import llama3
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 from _util import env_info, write_json  # noqa: E402
+from realify_examples import llama3, zoo  # noqa: E402
 
 Made = tuple[torch.nn.Module, tuple[torch.Tensor, ...]]
 

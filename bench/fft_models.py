@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from realify import zoo
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 from _util import env_info, graph_time_ms, kernel_count, print_table, time_ms, write_json  # noqa: E402
+from realify_examples import zoo  # noqa: E402
 
 Maker = Callable[[bool, torch.device], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
 

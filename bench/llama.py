@@ -14,8 +14,9 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 from _util import env_info, print_table, time_ms, write_json  # noqa: E402
-from realify.models import llama3  # noqa: E402
+from realify_examples import llama3  # noqa: E402
 
 
 def bench_batch(args: argparse.Namespace, bsz: int, device: torch.device, dtype: torch.dtype) -> list[dict[str, Any]]:

@@ -16,12 +16,13 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 import realify  # noqa: E402
 from _util import print_table, write_json  # noqa: E402
 from realify import _core  # noqa: E402
 from realify._fx_to_ir import fx_to_ir  # noqa: E402
 from realify.lower import module_check_guards_kwargs  # noqa: E402
-from realify.models import llama3  # noqa: E402
+from realify_examples import llama3  # noqa: E402
 
 
 def best_of(fn: Any, repeats: int) -> tuple[float, Any]:

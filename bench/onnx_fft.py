@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import realify
 import torch
-from realify import zoo
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 from _util import env_info, print_table, write_json  # noqa: E402
+from realify_examples import zoo  # noqa: E402
 
 Made = tuple[torch.nn.Module, tuple[torch.Tensor, ...]]
 

@@ -30,8 +30,9 @@ import torch
 from torch._inductor.compile_fx import compile_fx
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # realify_examples (zoo, llama3)
 from _util import env_info, kernel_count, print_table, time_ms, write_json  # noqa: E402
-from realify.models.llama3 import apply_rotary_emb  # noqa: E402
+from realify_examples.llama3 import apply_rotary_emb  # noqa: E402
 
 
 def pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

@@ -3,7 +3,7 @@
     torchrun --nproc-per-node 2 examples/llama3_tp.py --device cpu --inner eager     # 2 processes, gloo
     torchrun --nproc-per-node 8 examples/llama3_tp.py                                # 8 GPUs, NCCL, inductor
 
-Every rank builds the same model from the same seed (realify.models.llama3), shards it with
+Every rank builds the same model from the same seed (realify_examples.llama3), shards it with
 torch.distributed.tensor.parallel (Megatron-style: column-wise wq/wk/wv/w1/w3, row-wise wo/w2, vocab-parallel
 embedding and output layer), divides the head counts by the world size, resizes the KV caches, and compiles it
 with torch.compile(backend="realify"). aot_autograd turns the DTensor weights into plain tensors plus functional
@@ -45,7 +45,7 @@ import torch
 import torch.distributed as dist
 import torch.fx as fx
 from realify.backend import INNER_COMPILERS, CompileEvent
-from realify.models import llama3
+from realify_examples import llama3
 from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.tensor import Replicate
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module

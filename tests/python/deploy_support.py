@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 import realify
 import torch
-from realify import zoo
+from realify_examples import zoo
 
 # ONNX operators that TensorRT 10's ONNX parser accepts (onnx/onnx-tensorrt docs/operators.md, rows marked Y;
 # opsets 9 to 20), recorded by us.

@@ -18,7 +18,7 @@ import torch
 from realify import cli
 from realify.artifact import read_record
 from realify.inspection import lower_accepts
-from realify.models import llama3
+from realify_examples import llama3
 
 pytest.importorskip("onnx", reason="ONNX output needs the onnx package (make test installs it)")
 pytest.importorskip("onnxruntime", reason="realify.load of ONNX needs onnxruntime (make test installs it)")

@@ -9,8 +9,7 @@ import pytest
 import realify
 import torch
 from deploy_support import lowered, zoo_params
-from realify import zoo
-from realify.models import llama3
+from realify_examples import llama3, zoo
 
 pytest.importorskip("executorch", reason="needs executorch (make test installs it)")
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner  # noqa: E402

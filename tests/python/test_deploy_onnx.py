@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 from deploy_support import TENSORRT_ONNX_OPS, keeps_double, lowered, onnx_model, zoo_params
-from realify import zoo
+from realify_examples import zoo
 
 onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test installs it)")
 ort = pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")

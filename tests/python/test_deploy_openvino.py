@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 from deploy_support import lowered, onnx_model, zoo_params
-from realify import zoo
+from realify_examples import zoo
 
 ov = pytest.importorskip("openvino", reason="needs openvino (make test installs it)")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 import realify
 import torch
-from realify import zoo
+from realify_examples import zoo
 from torch.fx.experimental.proxy_tensor import make_fx
 
 Spectrum = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]

@@ -10,8 +10,8 @@ import pytest
 import realify
 import torch
 from harness import assert_real_only, to_real
-from realify import zoo
 from realify.backend import CompileEvent
+from realify_examples import zoo
 from test_fft import FFT_OPS, OPINFO_DTYPES, TOL, max_rel_error, real_dtype, sample_fn, trace
 from torch.utils import _pytree as pytree
 

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 import realify
 import torch
-from realify import onnx_export, onnx_ops, zoo
+from realify import onnx_export, onnx_ops
 from realify.errors import TargetOpError
+from realify_examples import zoo
 from test_fft_native import CASES, _real_args
 from torch.fx.experimental.proxy_tensor import make_fx
 

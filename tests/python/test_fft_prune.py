@@ -16,7 +16,7 @@ import pytest
 import realify
 import torch
 from harness import TOL, assert_real_only, compare, to_real
-from realify.zoo import FNOSpectral1d, FNOSpectral2d
+from realify_examples.zoo import FNOSpectral1d, FNOSpectral2d
 from torch.fx.experimental.proxy_tensor import make_fx
 
 

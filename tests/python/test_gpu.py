@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 from realify.backend import CompileEvent
-from realify.models import llama3
 from realify.runtime import unpack
+from realify_examples import llama3
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="needs a CUDA GPU; the CPU tests cover the same paths"

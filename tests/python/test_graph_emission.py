@@ -8,7 +8,7 @@ import collections
 import pytest
 import realify
 import torch
-from realify import zoo
+from realify_examples import zoo
 
 onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test installs it)")
 ort = pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")

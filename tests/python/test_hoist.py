@@ -11,7 +11,7 @@ import torch
 import torch.fx as fx
 from realify import _hoist
 from realify.backend import CompileEvent
-from realify.zoo import FNOSpectral2d
+from realify_examples.zoo import FNOSpectral2d
 
 torch.manual_seed(0)
 

@@ -175,7 +175,7 @@ def test_training_graph_compiles_again_from_a_warm_inductor_cache() -> None:
 def test_lowered_constants_reach_the_direct_path_as_inputs(fft: str) -> None:
     """With fft="matmul" the lowered graph holds DFT matrices (and log-mel its filter bank) as constants; the direct
     path passes them to Inductor as trailing inputs, and the numbers equal the two-layer path's."""
-    from realify import zoo
+    from realify_examples import zoo
 
     model, x = zoo.LogMel(n_fft=64, hop=16, n_mels=8), torch.randn(2, 400)
     results = []

@@ -10,7 +10,7 @@ import torch
 from harness import assert_real_only
 from realify.backend import CompileEvent
 from realify.lower import module_check_guards_kwargs
-from realify.models import llama3
+from realify_examples import llama3
 
 TINY = llama3.ModelArgs(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=128, multiple_of=16, max_seq_len=32)
 

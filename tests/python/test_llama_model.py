@@ -1,4 +1,4 @@
-"""Tests for the Llama 3 reference model in realify.models.llama3."""
+"""Tests for the Llama 3 reference model in realify_examples.llama3."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 
 import pytest
 import torch
-from realify.models import llama3
-from realify.models.llama3 import (
+from realify_examples import llama3
+from realify_examples.llama3 import (
     ModelArgs,
     RMSNorm,
     Transformer,

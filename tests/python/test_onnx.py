@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import realify
 import torch
-from realify.models import llama3
+from realify_examples import llama3
 
 onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test installs it)")
 ort = pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")

@@ -9,8 +9,9 @@ import json
 import pytest
 import realify
 import torch
-from realify import cli, zoo
+from realify import cli
 from realify.artifact import ONNX_KEY, read_record
+from realify_examples import zoo
 
 pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
 pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript (make test installs it)")

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import realify
 import torch
-from realify import _onnxrt, _precision, zoo
+from realify import _onnxrt, _precision
 from realify.errors import RealifyError
+from realify_examples import zoo
 
 pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
 pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript (make test installs it)")

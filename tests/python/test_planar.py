@@ -10,8 +10,8 @@ import torch
 from harness import assert_real_only
 from realify.backend import CompileEvent, compile_lowered
 from realify.lower import PLANAR_CONSTS, PLANAR_INPUTS, lower_graph_module
-from realify.models import llama3
 from realify.runtime import ComplexAdapter
+from realify_examples import llama3
 from torch.fx.experimental.proxy_tensor import make_fx
 
 

@@ -8,7 +8,7 @@ import pytest
 import realify
 import torch
 from harness import assert_real_only
-from realify.models import llama3
+from realify_examples import llama3
 from torch.fx.experimental.proxy_tensor import make_fx
 
 ROTARY = torch.ops.realify.rotary_embedding.default

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import torch
-from realify.models.llama3 import apply_rotary_emb
+from realify_examples.llama3 import apply_rotary_emb
 
 
 def same_bits(out: torch.Tensor, ref: torch.Tensor) -> bool:

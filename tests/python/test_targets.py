@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import realify
 import torch
-from realify import _core, targets, zoo
+from realify import _core, targets
+from realify_examples import zoo
 from torch.fx.experimental.proxy_tensor import make_fx
 
 DEPLOY_TARGETS = ["tensorrt", "onnx", "executorch", "openvino"]

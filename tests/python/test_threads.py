@@ -9,8 +9,8 @@ from typing import Any
 
 import realify
 import torch
-from realify.models import llama3
 from realify.runtime import real_arguments
+from realify_examples import llama3
 
 
 class Rope(torch.nn.Module):

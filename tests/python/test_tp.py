@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import torch
-from realify.models import llama3
+from realify_examples import llama3
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "llama3_tp.py"

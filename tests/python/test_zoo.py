@@ -1,11 +1,11 @@
-"""The model zoo (realify.zoo): every model lowers to a real-only program that matches eager PyTorch."""
+"""The model zoo (realify_examples.zoo): every model lowers to a real-only program that matches eager PyTorch."""
 
 from __future__ import annotations
 
 import pytest
 import realify
 import torch
-from realify import zoo
+from realify_examples import zoo
 
 
 def zoo_params() -> list:

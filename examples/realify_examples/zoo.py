@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .models import llama3
+from . import llama3
 
 __all__ = ["ZOO", "ZooEntry", "entry", "max_rel_error", "names", "real_inputs"]
 

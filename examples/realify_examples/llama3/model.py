@@ -1,63 +1,22 @@
-"""Llama 3 transformer following Meta's reference architecture.
+"""Llama 3 transformer following Meta's reference architecture: hyper-parameters, layers and the model.
 
-This is an independent implementation of the same math as Meta's reference model. Rotary position
-embeddings are applied through complex multiplication (``torch.view_as_complex`` / ``torch.polar``), which is
-exactly the kind of complex-valued graph that realify rewrites into real-only arithmetic.
-
-Checkpoints use Meta's single-shard layout: ``params.json`` plus ``consolidated.00.pth``.
+An independent implementation of the same math as Meta's reference model; rotary embeddings come from
+:mod:`.rope` (complex multiplication).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = [
-    "Attention",
-    "FeedForward",
-    "ModelArgs",
-    "RMSNorm",
-    "Transformer",
-    "TransformerBlock",
-    "apply_rotary_emb",
-    "apply_scaling",
-    "build",
-    "generate_greedy",
-    "init_random",
-    "load_checkpoint",
-    "precompute_freqs_cis",
-    "repeat_kv",
-    "reshape_for_broadcast",
-    "save_checkpoint",
-]
-
-PARAMS_FILE = "params.json"
-SHARD_GLOB = "consolidated.*.pth"
-SHARD_FILE = "consolidated.00.pth"
-
-# Keys written to params.json by save_checkpoint (architecture only; batch/sequence limits are runtime choices).
-_PARAMS_KEYS = (
-    "dim",
-    "n_layers",
-    "n_heads",
-    "n_kv_heads",
-    "vocab_size",
-    "multiple_of",
-    "ffn_dim_multiplier",
-    "norm_eps",
-    "rope_theta",
-    "use_scaled_rope",
-)
+from .rope import apply_rotary_emb, precompute_freqs_cis
 
 
 @dataclass
@@ -90,62 +49,6 @@ class ModelArgs:
         kwargs = {k: v for k, v in params.items() if k in names}
         kwargs.update(overrides)
         return cls(**kwargs)
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Rotary position embeddings (complex formulation)
-# --------------------------------------------------------------------------------------------------------------
-
-
-def apply_scaling(
-    freqs: torch.Tensor,
-    scale_factor: float = 8.0,
-    low_freq_factor: float = 1.0,
-    high_freq_factor: float = 4.0,
-    old_context_len: int = 8192,
-) -> torch.Tensor:
-    """Llama 3.1 RoPE frequency scaling.
-
-    Frequencies with a wavelength shorter than ``old_context_len / high_freq_factor`` are kept, those longer than
-    ``old_context_len / low_freq_factor`` are divided by ``scale_factor``, and the band in between is linearly
-    interpolated between the two.
-    """
-    low_freq_wavelen = old_context_len / low_freq_factor
-    high_freq_wavelen = old_context_len / high_freq_factor
-    wavelen = 2 * math.pi / freqs
-    smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    blended = (1 - smooth) * freqs / scale_factor + smooth * freqs
-    out = torch.where(wavelen > low_freq_wavelen, freqs / scale_factor, blended)
-    return torch.where(wavelen < high_freq_wavelen, freqs, out)
-
-
-def precompute_freqs_cis(dim: int, end: int, theta: float = 10000.0, use_scaled: bool = False) -> torch.Tensor:
-    """Unit complex rotations ``exp(i * t * f_j)`` for positions ``t < end``; shape ``(end, dim // 2)``, complex64."""
-    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: dim // 2].float() / dim))
-    if use_scaled:
-        freqs = apply_scaling(freqs)
-    t = torch.arange(end, device=freqs.device, dtype=torch.float32)
-    freqs = torch.outer(t, freqs)
-    return torch.polar(torch.ones_like(freqs), freqs)
-
-
-def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """View ``freqs_cis`` of shape ``(seqlen, d)`` so it broadcasts against ``x`` of shape ``(b, seqlen, h, d)``."""
-    ndim = x.ndim
-    if ndim < 2 or freqs_cis.shape != (x.shape[1], x.shape[-1]):
-        raise ValueError(f"freqs_cis shape {tuple(freqs_cis.shape)} does not match x shape {tuple(x.shape)}")
-    shape = [d if i == 1 or i == ndim - 1 else 1 for i, d in enumerate(x.shape)]
-    return freqs_cis.view(*shape)
-
-
-def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Rotate interleaved (even, odd) pairs of the last dim of ``xq``/``xk`` by ``freqs_cis`` (complex multiply)."""
-    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
-    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
-    freqs_cis = reshape_for_broadcast(freqs_cis, xq_)
-    xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
-    xk_out = torch.view_as_real(xk_ * freqs_cis).flatten(3)
-    return xq_out.type_as(xq), xk_out.type_as(xk)
 
 
 def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
@@ -381,150 +284,3 @@ class Transformer(nn.Module):
             h = layer(h, start_pos, freqs_cis, mask)
         h = self.norm(h)
         return self.output(h).float()
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Construction, checkpoints, generation
-# --------------------------------------------------------------------------------------------------------------
-
-
-@torch.no_grad()
-def init_random(model: Transformer, seed: int = 0) -> Transformer:
-    """Deterministically initialize ``model`` in place: N(0, 0.02) for linears/embeddings, ones for norms.
-
-    Values are drawn on CPU in float32 from a seeded generator, so they do not depend on device or dtype.
-    """
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    for module in model.modules():
-        if isinstance(module, (nn.Linear, nn.Embedding)):
-            w = module.weight
-            w.copy_(torch.randn(w.shape, generator=gen, dtype=torch.float32) * 0.02)
-            bias = getattr(module, "bias", None)
-            if bias is not None:
-                bias.zero_()
-        elif isinstance(module, RMSNorm):
-            module.weight.fill_(1.0)
-    model.reset_buffers()
-    return model
-
-
-def build(
-    args: ModelArgs, seed: int = 0, dtype: torch.dtype = torch.float32, device: str | torch.device = "cpu"
-) -> Transformer:
-    """Create a randomly initialized model (see :func:`init_random`) in eval mode."""
-    with torch.device("meta"):
-        model = Transformer(args)
-    model.to(dtype=dtype)
-    model.to_empty(device=device)
-    init_random(model, seed)
-    return model.eval()
-
-
-def _find_shard(ckpt_dir: Path) -> Path:
-    shards = sorted(ckpt_dir.glob(SHARD_GLOB))
-    if not shards:
-        raise FileNotFoundError(f"no {SHARD_GLOB} file in checkpoint directory {ckpt_dir}")
-    if len(shards) > 1:
-        names = ", ".join(p.name for p in shards)
-        raise ValueError(
-            f"checkpoint {ckpt_dir} is sharded into {len(shards)} files ({names}); "
-            "only single-shard checkpoints (consolidated.00.pth) are supported"
-        )
-    return shards[0]
-
-
-def load_checkpoint(
-    ckpt_dir: str | os.PathLike[str],
-    *,
-    dtype: torch.dtype | None = None,
-    device: str | torch.device = "cpu",
-    **overrides: Any,
-) -> Transformer:
-    """Load a Meta-format single-shard checkpoint (``params.json`` + ``consolidated.00.pth``).
-
-    ``overrides`` replace ModelArgs fields (e.g. ``max_seq_len=512, use_kv_cache=True``). Weights keep their stored
-    dtype unless ``dtype`` is given. Returns the model in eval mode.
-    """
-    ckpt_dir = Path(ckpt_dir)
-    if not ckpt_dir.is_dir():
-        raise FileNotFoundError(f"checkpoint directory not found: {ckpt_dir}")
-    params_path = ckpt_dir / PARAMS_FILE
-    if not params_path.is_file():
-        raise FileNotFoundError(f"missing {PARAMS_FILE} in checkpoint directory {ckpt_dir}")
-    shard = _find_shard(ckpt_dir)
-
-    with params_path.open() as f:
-        params = json.load(f)
-    if not isinstance(params, dict):
-        raise ValueError(f"{params_path} must contain a JSON object")
-    state = torch.load(shard, map_location="cpu", weights_only=True, mmap=True)
-    if not isinstance(state, dict) or "tok_embeddings.weight" not in state:
-        raise ValueError(f"{shard} does not look like a Llama state dict (no 'tok_embeddings.weight')")
-
-    vocab = params.get("vocab_size")
-    if vocab is None or vocab <= 0:
-        params["vocab_size"] = int(state["tok_embeddings.weight"].shape[0])
-    args = ModelArgs.from_params(params, **overrides)
-
-    if dtype is not None:
-        state = {k: v.to(dtype) if v.is_floating_point() else v for k, v in state.items()}
-    with torch.device("meta"):
-        model = Transformer(args)
-    model.load_state_dict(state, strict=True, assign=True)
-    model.reset_buffers()  # buffers are still on the meta device: materialize them next to the weights
-    model.to(device)
-    return model.eval()
-
-
-def save_checkpoint(model: Transformer, ckpt_dir: str | os.PathLike[str]) -> None:
-    """Write ``params.json`` and ``consolidated.00.pth`` in Meta's layout (persistent weights only)."""
-    ckpt_dir = Path(ckpt_dir)
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    args = dataclasses.asdict(model.params)
-    params = {k: args[k] for k in _PARAMS_KEYS if args[k] is not None}
-    with (ckpt_dir / PARAMS_FILE).open("w") as f:
-        json.dump(params, f, indent=2)
-        f.write("\n")
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    torch.save(state, ckpt_dir / SHARD_FILE)
-
-
-@torch.no_grad()
-def generate_greedy(
-    model: Transformer,
-    tokens: torch.Tensor,
-    max_new_tokens: int,
-    forward: Callable[[torch.Tensor, int], torch.Tensor] | None = None,
-) -> torch.Tensor:
-    """Greedy decoding with the KV cache; returns the ``(bsz, max_new_tokens)`` generated ids.
-
-    The prompt is prefilled at ``start_pos=0``, then each new token is fed alone at its position. ``forward``
-    (default ``model``) lets a compiled/exported wrapper of the same model be used; it is called as
-    ``forward(tokens, start_pos)``.
-    """
-    params = model.params
-    if not params.use_kv_cache:
-        raise ValueError("generate_greedy requires a model built with use_kv_cache=True")
-    if tokens.ndim != 2:
-        raise ValueError(f"tokens must have shape (bsz, prompt_len), got {tuple(tokens.shape)}")
-    bsz, prompt_len = tokens.shape
-    if bsz > params.max_batch_size:
-        raise ValueError(f"batch size {bsz} exceeds max_batch_size {params.max_batch_size}")
-    if prompt_len < 1:
-        raise ValueError("prompt must contain at least one token")
-    if prompt_len + max_new_tokens > params.max_seq_len:
-        raise ValueError(
-            f"prompt_len + max_new_tokens = {prompt_len + max_new_tokens} exceeds max_seq_len {params.max_seq_len}"
-        )
-    fwd = model if forward is None else forward
-    if max_new_tokens <= 0:
-        return tokens.new_empty((bsz, 0))
-
-    logits = fwd(tokens, 0)
-    next_tok = logits[:, -1].argmax(dim=-1)
-    out = [next_tok]
-    for pos in range(prompt_len, prompt_len + max_new_tokens - 1):
-        logits = fwd(next_tok[:, None], pos)
-        next_tok = logits[:, -1].argmax(dim=-1)
-        out.append(next_tok)
-    return torch.stack(out, dim=1)

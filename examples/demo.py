@@ -1,5 +1,6 @@
-"""`make demo`: Llama 3 forward on CPU three ways, eager complex, realify+eager, realify+inductor; then
-tensor-parallel greedy generation over 2 processes by default (torchrun, gloo) against single-process eager."""
+"""`make demo` (python examples/demo.py): Llama 3 forward on CPU three ways, eager complex, realify+eager,
+realify+inductor; then tensor-parallel greedy generation over 2 processes by default (torchrun, gloo) against
+single-process eager. Run as a script, so examples/ (realify_examples) is on the path."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-
-from .backend import CompileEvent
-from .models import llama3
+from realify.backend import CompileEvent
+from realify_examples import llama3
 
 DEFAULT = llama3.ModelArgs(
     dim=256, n_layers=4, n_heads=8, n_kv_heads=4, vocab_size=512, multiple_of=64, max_seq_len=128, rope_theta=500000.0
@@ -78,7 +78,7 @@ def run_single(args: argparse.Namespace) -> None:
         print(f"  {name:<20} {first:>14.3f}  {best * 1e3:>11.2f}   {a:>11.3e}   {r:>11.3e}")
 
 
-TP_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llama3_tp.py"
+TP_EXAMPLE = Path(__file__).resolve().parent / "llama3_tp.py"
 
 
 def _free_port() -> int:
@@ -89,9 +89,6 @@ def _free_port() -> int:
 
 def run_tp(args: argparse.Namespace) -> int:
     """examples/llama3_tp.py under torchrun: TP over `args.tp` CPU processes (gloo); its rank 0 report is shown."""
-    if not TP_EXAMPLE.is_file():
-        print(f"\nTensor parallel: skipped, {TP_EXAMPLE} not found (realify is not installed from a checkout)")
-        return 0
     cfg = DEFAULT
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={args.tp}"]
     cmd += [f"--master-port={_free_port()}", str(TP_EXAMPLE), "--device=cpu", f"--inner={args.tp_inner}"]

@@ -1,1 +1,0 @@
-"""Reference model implementations used to exercise realify (e.g. Llama 3 with complex RoPE)."""
