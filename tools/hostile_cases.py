@@ -5,7 +5,6 @@ before and after. Cases that need a signal or a payload say what they saw (marke
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import subprocess
@@ -17,18 +16,10 @@ from pathlib import Path
 
 import torch
 
-MARKER = "PWNED"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+from payloads import payloads  # noqa: E402  (the security tests' pickle payload)
+
 IR = repr("graph {\n input %x: c64[3]\n %y: f32[3] = aten.abs.default(self=%x)\n output (%y)\n}")
-
-
-class Payload:
-    """A pickle that writes a marker file when unpickled."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (eval, (f"open({self.path!r}, 'w').write('{MARKER}')",))
 
 
 class Cio(torch.nn.Module):
@@ -76,9 +67,7 @@ def main() -> None:
     rows.append(("realify lower cio.pt2 -o low.pt2", rc, msg))
     names = zipfile.ZipFile(d / "low.pt2").namelist()
     sample = next(n for n in names if "sample_inputs" in n)
-    buf = io.BytesIO()
-    torch.save(Payload(str(d / "marker")), buf)
-    tamper(d / "low.pt2", d / "evil.pt2", sample, buf.getvalue())
+    tamper(d / "low.pt2", d / "evil.pt2", sample, payloads(d / "marker")["torch.save"])
     for label, argv in (("realify inspect evil.pt2", _cli("inspect", "evil.pt2", "-q")),
                         ("realify lower evil.pt2 -o e.pt2 --verify", _cli("lower", "evil.pt2", "-o", "e.pt2",
                                                                           "--verify", "-q")),

@@ -4,10 +4,8 @@ error (realify.ArtifactError; the CLI exits 2 with one line) and the marker neve
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import pickle
 import subprocess
 import sys
 import zipfile
@@ -16,18 +14,11 @@ from pathlib import Path
 import pytest
 import realify
 import torch
+from payloads import payloads
 from realify._safe_load import ArtifactError, UnsafeArtifactError, load_exported_program
 from realify.artifact import read_record
 
 PYTHONPATH = str(Path(realify.__file__).resolve().parents[1])
-
-
-class Payload:
-    def __init__(self, marker: str) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (eval, (f"open({self.marker!r}, 'w').write('ran')",))
 
 
 class ComplexIO(torch.nn.Module):
@@ -55,12 +46,6 @@ def _rewrite(src: Path, dst: Path, member: str, data: bytes) -> None:
             zout.writestr(info, data if info.filename == member else zin.read(info.filename))
 
 
-def _payloads(marker: Path) -> dict[str, bytes]:
-    buf = io.BytesIO()
-    torch.save(Payload(str(marker)), buf)
-    return {"torch.save": buf.getvalue(), "pickle": pickle.dumps(Payload(str(marker)), protocol=2)}
-
-
 def test_the_artifact_loads_untampered(lowered: Path) -> None:
     prog = realify.load(lowered)
     z, n = torch.randn(3, 6, dtype=torch.complex64), torch.randn(3, 6)
@@ -74,7 +59,7 @@ def test_payload_in_every_member_never_runs(lowered: Path, tmp_path: Path) -> No
     members = zipfile.ZipFile(lowered).namelist()
     seen = 0
     accepted: list[str] = []
-    for kind, payload in _payloads(marker).items():
+    for kind, payload in payloads(marker).items():
         for member in members:
             evil = tmp_path / f"evil_{seen}.pt2"
             _rewrite(lowered, evil, member, payload)
@@ -103,7 +88,7 @@ def test_pickled_weight_config_is_refused(lowered: Path, tmp_path: Path) -> None
     step = tmp_path / "step.pt2"
     _rewrite(lowered, step, cfg_name, json.dumps(cfg).encode())
     evil = tmp_path / "evil.pt2"
-    _rewrite(step, evil, weight, _payloads(marker)["torch.save"])
+    _rewrite(step, evil, weight, payloads(marker)["torch.save"])
     with pytest.raises(UnsafeArtifactError, match="holds objects other than tensors"):
         realify.load(evil)
     assert not marker.exists()
@@ -156,7 +141,7 @@ def test_cli_refuses_tampered_artifacts_with_exit_2(lowered: Path, tmp_path: Pat
     z = zipfile.ZipFile(lowered)
     sample = next(n for n in z.namelist() if "sample_inputs" in n)
     evil = tmp_path / "evil.pt2"
-    _rewrite(lowered, evil, sample, _payloads(marker)["torch.save"])
+    _rewrite(lowered, evil, sample, payloads(marker)["torch.save"])
     env = dict(os.environ, PYTHONPATH=PYTHONPATH, OMP_NUM_THREADS="1")
     for argv in (["inspect", str(evil)], ["lower", str(evil), "-o", str(tmp_path / "o.pt2"), "--verify"]):
         p = subprocess.run([sys.executable, "-m", "realify", *argv, "-q"], capture_output=True, text=True, env=env,
