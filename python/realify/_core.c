@@ -207,18 +207,26 @@ static PyObject *index_list(const size_t *idx, size_t n) {
     return l;
 }
 
+/* Parses the IR text `arg` and analyzes it; NULL with an exception set (and nothing left to free) on failure. */
+static rf_analysis *analyze_or_raise(PyObject *arg, rf_graph **g) {
+    const char *text = PyUnicode_AsUTF8(arg);
+    if (!text) return NULL;
+    *g = parse_or_raise(text);
+    if (!*g) return NULL;
+    rf_analysis *a = rf_analyze(*g);
+    if (!a) { /* out of memory: the core freed what it had */
+        rf_graph_free(*g);
+        PyErr_NoMemory();
+    }
+    return a;
+}
+
 /* The nodes lowering would rewrite: (op, first result's name, whether a rule exists), in graph order. */
 static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
     (void)self;
-    const char *text = PyUnicode_AsUTF8(arg);
-    if (!text) return NULL;
-    rf_graph *g = parse_or_raise(text);
-    if (!g) return NULL;
-    rf_analysis *a = rf_analyze(g);
-    if (!a) { /* out of memory: the core freed what it had */
-        rf_graph_free(g);
-        return PyErr_NoMemory();
-    }
+    rf_graph *g;
+    rf_analysis *a = analyze_or_raise(arg, &g);
+    if (!a) return NULL;
     const size_t *idx;
     size_t n = rf_analysis_complex_nodes(a, &idx);
     PyObject *l = PyList_New((Py_ssize_t)n);
@@ -234,15 +242,9 @@ static PyObject *py_complex_nodes(PyObject *self, PyObject *arg) {
 
 static PyObject *py_analyze(PyObject *self, PyObject *arg) {
     (void)self;
-    const char *text = PyUnicode_AsUTF8(arg);
-    if (!text) return NULL;
-    rf_graph *g = parse_or_raise(text);
-    if (!g) return NULL;
-    rf_analysis *a = rf_analyze(g);
-    if (!a) { /* out of memory: the core freed what it had */
-        rf_graph_free(g);
-        return PyErr_NoMemory();
-    }
+    rf_graph *g;
+    rf_analysis *a = analyze_or_raise(arg, &g);
+    if (!a) return NULL;
     const size_t *idx;
     size_t n_in = rf_analysis_complex_inputs(a, &idx);
     PyObject *ins = index_list(idx, n_in);
