@@ -178,4 +178,8 @@ const char *rf_rule_table_problem(void);
 /* Why a complex op that has no rule is refused on purpose, or NULL when nothing is recorded. */
 const char *rf_rule_refusal(const char *op);
 
+/* Pattern table (src/patterns/): the driver tries the patterns the options turn on for n's op, in table order,
+ * before n's rule; the name of the one that lowered n, or NULL when none did (n then goes to its rule). */
+const char *rf_pattern_try(rf_lowering *L, const rf_node *n);
+
 #endif
