@@ -217,6 +217,21 @@ static void test_pattern_table(void) {
     CHECK(out && strcmp(rf_graph_report_line(out, 0), "pattern rope.op: aten.mul.Tensor %m") == 0);
     CHECK(out && rf_graph_report_line(out, 1) == NULL);
     rf_graph_free(out);
+    /* out of memory anywhere in a lowering whose pattern fires, its report line included: a clean error */
+    int clean = 1;
+    for (long k = 0;; k++) {
+        rf_test_fail_allocation(k);
+        rf_status s = rf_lower(g, &opt, &out, &err);
+        long left = rf_test_fail_allocation(-1);
+        if (s == RF_OK) {
+            clean &= left >= 0 && rf_graph_report_count(out) == 1;
+            rf_graph_free(out);
+            break;
+        }
+        clean &= s == RF_ERR_NOMEM && out == NULL && left < 0;
+        if (!clean) break;
+    }
+    CHECK(clean);
     opt.patterns = ~all;
     CHECK(all != ~0u && rf_lower(g, &opt, &out, &err) == RF_ERR_INVALID && out == NULL);
     CHECK(strstr(err.message, "patterns") != NULL);
