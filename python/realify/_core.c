@@ -150,6 +150,15 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
 /* Clears the bits of the patterns named in `names` (an iterable of str); -1 with an exception set for a name the
  * core does not know. */
 static int pattern_bits_off(PyObject *names, unsigned *patterns) {
+    if (PyUnicode_Check(names)) { /* one name, not an iterable of its letters */
+        unsigned bit = rf_pattern_bit(PyUnicode_AsUTF8(names));
+        if (!bit) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "disable: %R is not a pattern's name", names);
+            return -1;
+        }
+        *patterns &= ~bit;
+        return 0;
+    }
     PyObject *it = PyObject_GetIter(names);
     if (!it) return -1;
     PyObject *item;

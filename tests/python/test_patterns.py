@@ -47,6 +47,7 @@ def test_disable_gives_the_plain_product() -> None:
     text, graph = _core.lower(ROPE_IR, graph=True, target=ONNX, disable=["rope.graph"])
     assert graph["report"] == []
     assert text == _core.lower(ROPE_IR, graph=False)  # the mul rule's lowering, as on the portable target
+    assert _core.lower(ROPE_IR, target=ONNX, disable="rope.graph") == text  # one name as a str
     with pytest.raises(ValueError, match="no.such"):
         _core.lower(ROPE_IR, disable=["no.such"])
 
