@@ -54,10 +54,9 @@ typedef struct rf_lower_options {
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
     rf_fft_strategy fft;  /* FFT lowering (default RF_FFT_MATMUL) */
     unsigned planar;      /* RF_PLANAR_* flags: which boundaries may be planar (default 0: none) */
-    int rotary_op;        /* RoPE (complex multiply of interleaved pairs by a per-position table) as one
-                             realify.rotary_embedding op, for targets with a fused rotary kernel (default 0) */
-    int pair_words;       /* bfloat16 RoPE (Llama's float32 complex product between casts) reads and writes each
-                             pair as one int32 word: contiguous loads and stores, for Inductor (default 0) */
+    unsigned patterns;    /* rf_pattern_bit() bits: the multi-op patterns the driver tries before the per-op rule
+                             (default rf_pattern_defaults(); opt-in ones such as "rope.op" and "rope.words" are
+                             set by the caller, any may be cleared) */
     unsigned target;      /* RF_TARGET_* bit of the receiver (0: portable): where targets differ, the core picks
                              the emission it takes whole (RF_TARGET_EXECUTORCH: part reads as slice + view). Every
                              node realify emits must be in the declared op set and, with a bit, accepted by that
@@ -117,6 +116,22 @@ rf_status rf_verify(const rf_graph *g, rf_error *err);
  * outputs that were complex carry a `!cNN` mark in the new graph. */
 void rf_lower_options_init(rf_lower_options *opt);
 rf_status rf_lower(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err);
+
+/* Patterns: recognisers of multi-op shapes (a RoPE, ...) that the driver tries before the per-op rule, each
+ * with a name and a bit of rf_lower_options.patterns (src/patterns/). Names in table order, NULL past the end. */
+const char *rf_pattern_name(size_t i);
+size_t rf_pattern_count(void);
+/* The bit of a pattern's name; 0 for an unknown name. */
+unsigned rf_pattern_bit(const char *name);
+/* What the pattern matches and emits, in a sentence; NULL for an unknown name. */
+const char *rf_pattern_doc(const char *name);
+/* The patterns tried unless turned off (the others are opt-in). */
+unsigned rf_pattern_defaults(void);
+
+/* The lowering report of a lowered graph: one line per pattern that fired, "pattern NAME: OP %NODE", in graph
+ * order; NULL past the end. */
+size_t rf_graph_report_count(const rf_graph *g);
+const char *rf_graph_report_line(const rf_graph *g, size_t i);
 
 /* Rule table introspection: names of ops with a rule, NULL past the end. */
 const char *rf_rule_name(size_t i);

@@ -52,8 +52,8 @@ static rf_status run_one(const char *text, rf_error *err) {
         /* the first lowering uses DFT matmuls; the second, a strategy picked by the input's length */
         opt.fft = cleanup ? (rf_fft_strategy)(text_len % (RF_FFT_ONNX_DFT + 1)) : RF_FFT_MATMUL;
         if (cleanup) { /* and the emission options, by other bits of the length */
-            opt.rotary_op = (int)((text_len >> 2) & 1);
-            opt.pair_words = (int)((text_len >> 3) & 1);
+            if ((text_len >> 2) & 1) opt.patterns |= rf_pattern_bit("rope.op");
+            if ((text_len >> 3) & 1) opt.patterns |= rf_pattern_bit("rope.words");
             opt.planar = (unsigned)((text_len >> 4) & 3);
         }
         rf_graph *out = NULL;

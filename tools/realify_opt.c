@@ -65,18 +65,22 @@ static char *read_all(FILE *f) {
 }
 
 static int usage(void) {
-    fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules] [--truncate-double] [--no-cleanup]\n"
-          "                   [--fft matmul|native|onnx-dft] [--division c10|scaled] [--planar-consts] [--planar-inputs]\n"
-          "                   [--rotary-op] [--pair-words] [--target NAME]\n"
+    fputs("usage: realify-opt [--analyze | --print | --verify | --list-rules | --list-patterns] [--truncate-double]\n"
+          "                   [--no-cleanup] [--fft matmul|native|onnx-dft] [--division c10|scaled] [--planar-consts]\n"
+          "                   [--planar-inputs] [--pattern NAME] [--no-pattern NAME] [--rotary-op] [--pair-words]\n"
+          "                   [--target NAME] [--report]\n"
           "                   [FILE]\n"
           "  Reads text IR from FILE (or stdin) and prints the lowered IR.\n"
           "  --analyze     print the complex values, subgraphs and boundaries instead\n"
           "  --print       parse and print the IR unchanged (round trip)\n"
           "  --verify      only parse and verify the IR; print \"ok\" when it is well formed\n"
           "  --list-rules  print the ops that have a lowering rule\n"
+          "  --list-patterns  print the multi-op patterns: name, on or off by default, what it does\n"
+          "  --pattern P, --no-pattern P  turn the pattern P on, off\n"
+          "  --report      after the lowered IR, print the lowering report (the patterns that fired) as # lines\n"
           "  --planar-consts, --planar-inputs  let buffers/constants, inputs cross as planar [2, ...]\n"
-          "  --rotary-op   lower RoPE to one realify.rotary_embedding op (ONNX opset >= 23)\n"
-          "  --pair-words  bfloat16 RoPE reads and writes each pair as one int32 word (Inductor)\n"
+          "  --rotary-op   --pattern rope.op: RoPE as one realify.rotary_embedding op (ONNX opset >= 23)\n"
+          "  --pair-words  --pattern rope.words: bfloat16 RoPE reads and writes each pair as one int32 word\n"
           "  --target T    the receiver (tensorrt, onnx, executorch, ...): picks its emission where targets differ\n"
           "  --bench N     time parse, lower and print (best of N) instead; report nodes per second\n"
           "  --fft S       matmul: DFTs as real matmuls (default); native: realify.fft_* operators;\n"
@@ -87,7 +91,7 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-    int analyze = 0, print_only = 0, verify_only = 0, repeats = 0;
+    int analyze = 0, print_only = 0, verify_only = 0, repeats = 0, report = 0;
     rf_lower_options opt;
     rf_lower_options_init(&opt);
     const char *path = NULL;
@@ -112,8 +116,26 @@ int main(int argc, char **argv) {
         }
         else if (strcmp(argv[i], "--planar-consts") == 0) opt.planar |= RF_PLANAR_CONSTS;
         else if (strcmp(argv[i], "--planar-inputs") == 0) opt.planar |= RF_PLANAR_INPUTS;
-        else if (strcmp(argv[i], "--rotary-op") == 0) opt.rotary_op = 1;
-        else if (strcmp(argv[i], "--pair-words") == 0) opt.pair_words = 1;
+        else if (strcmp(argv[i], "--rotary-op") == 0) opt.patterns |= rf_pattern_bit("rope.op");
+        else if (strcmp(argv[i], "--pair-words") == 0) opt.patterns |= rf_pattern_bit("rope.words");
+        else if ((strcmp(argv[i], "--pattern") == 0 || strcmp(argv[i], "--no-pattern") == 0) && i + 1 < argc) {
+            unsigned bit = rf_pattern_bit(argv[i + 1]);
+            if (!bit) {
+                fprintf(stderr, "realify-opt: no pattern named %s (--list-patterns)\n", argv[i + 1]);
+                return 2;
+            }
+            if (argv[i][2] == 'n') opt.patterns &= ~bit;
+            else opt.patterns |= bit;
+            i++;
+        } else if (strcmp(argv[i], "--report") == 0) report = 1;
+        else if (strcmp(argv[i], "--list-patterns") == 0) {
+            for (size_t k = 0; k < rf_pattern_count(); k++) {
+                const char *name = rf_pattern_name(k);
+                int on = (rf_pattern_defaults() & rf_pattern_bit(name)) != 0;
+                printf("%s\t%s\t%s\n", name, on ? "on" : "off", rf_pattern_doc(name));
+            }
+            return 0;
+        }
         else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
             opt.target = rf_target_bit(argv[++i]);
             if (!opt.target) return usage();
@@ -169,6 +191,13 @@ int main(int argc, char **argv) {
             rc = 1;
         } else {
             out = rf_print(lowered);
+            if (out && report) {
+                fputs(out, stdout);
+                rf_string_free(out);
+                out = NULL;
+                for (size_t k = 0; k < rf_graph_report_count(lowered); k++)
+                    printf("# %s\n", rf_graph_report_line(lowered, k));
+            }
             rf_graph_free(lowered);
         }
     }

@@ -122,7 +122,18 @@ static PyObject *graph_to_py(const rf_graph *g) {
         Py_XDECREF(outs);
         return NULL;
     }
-    return Py_BuildValue("{s:N,s:N,s:N,s:N}", "inputs", ins, "consts", consts, "nodes", nodes, "outputs", outs);
+    PyObject *report = PyList_New((Py_ssize_t)rf_graph_report_count(g)); /* a lowered graph's: patterns fired */
+    for (size_t i = 0; report && i < rf_graph_report_count(g); i++)
+        report = put(report, i, PyUnicode_FromString(rf_graph_report_line(g, i)));
+    if (!report) {
+        Py_DECREF(ins);
+        Py_DECREF(consts);
+        Py_DECREF(nodes);
+        Py_DECREF(outs);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N}", "inputs", ins, "consts", consts, "nodes", nodes, "outputs", outs,
+                         "report", report);
 }
 
 static PyObject *py_parse(PyObject *self, PyObject *arg) {
@@ -136,17 +147,66 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
     return r;
 }
 
+/* Clears the bits of the patterns named in `names` (an iterable of str); -1 with an exception set for a name the
+ * core does not know. */
+static int pattern_bits_off(PyObject *names, unsigned *patterns) {
+    if (PyUnicode_Check(names)) { /* one name, not an iterable of its letters */
+        unsigned bit = rf_pattern_bit(PyUnicode_AsUTF8(names));
+        if (!bit) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "disable: %R is not a pattern's name", names);
+            return -1;
+        }
+        *patterns &= ~bit;
+        return 0;
+    }
+    PyObject *it = PyObject_GetIter(names);
+    if (!it) return -1;
+    PyObject *item;
+    while ((item = PyIter_Next(it))) {
+        const char *name = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+        unsigned bit = name ? rf_pattern_bit(name) : 0;
+        if (!bit) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "disable: %R is not a pattern's name", item);
+            Py_DECREF(item);
+            Py_DECREF(it);
+            return -1;
+        }
+        *patterns &= ~bit;
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The pattern table: (name, on by default, what it does), in the order the driver tries them. */
+static PyObject *py_patterns(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *l = PyList_New((Py_ssize_t)rf_pattern_count());
+    for (size_t i = 0; l && i < rf_pattern_count(); i++) {
+        const char *name = rf_pattern_name(i);
+        PyObject *on = (rf_pattern_defaults() & rf_pattern_bit(name)) ? Py_True : Py_False;
+        l = put(l, i, Py_BuildValue("(sOs)", name, on, rf_pattern_doc(name)));
+    }
+    return l;
+}
+
 /* On failure raises LowerError(status, status_name, op, node, message, node_index|None). */
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     static char *kwlist[] = {"text", "truncate_double", "cleanup", "graph", "fft", "planar", "rotary_op",
-                             "target", "pair_words", NULL};
+                             "target", "pair_words", "disable", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0, pair_words = 0;
     int planar = 0, target = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipip", kwlist, &text, &truncate_double, &cleanup,
-                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words))
+    PyObject *disable = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipipO", kwlist, &text, &truncate_double, &cleanup,
+                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words, &disable))
         return NULL;
+    unsigned patterns = rf_pattern_defaults();
+    if (rotary_op) patterns |= rf_pattern_bit("rope.op"); /* the patterns the Python keywords have always named */
+    if (pair_words) patterns |= rf_pattern_bit("rope.words");
+    if (disable && pattern_bits_off(disable, &patterns) != 0) return NULL;
     if (planar < 0 || ((unsigned)planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS))) {
         PyErr_Format(PyExc_ValueError, "planar %d is not a set of RF_PLANAR_* bits (0 to %d)", planar,
                      (int)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS));
@@ -168,8 +228,7 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.cleanup = cleanup;
     opt.fft = (rf_fft_strategy)fft;
     opt.planar = (unsigned)planar;
-    opt.rotary_op = rotary_op;
-    opt.pair_words = pair_words;
+    opt.patterns = patterns;
     opt.target = (unsigned)target;
     rf_graph *out = NULL;
     rf_error err = {0};
@@ -332,8 +391,11 @@ static PyMethodDef methods[] = {
      "test_fail_allocation(k) -> the countdown replaced: the k-th core allocation from now fails (-1: none)"},
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, fft=0, planar=0, rotary_op=False, "
-     "target=0, pair_words=False) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, 2 onnx-dft; "
-     "planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit)"},
+     "target=0, pair_words=False, disable=()) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, "
+     "2 onnx-dft; planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit; rotary_op, pair_words: turn the "
+     "patterns rope.op, rope.words on; disable: names of patterns not to try; graph['report']: the patterns "
+     "that fired)"},
+    {"patterns", py_patterns, METH_NOARGS, "patterns() -> list[(name, on_by_default, doc)]: the multi-op patterns"},
     {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
     {"complex_nodes", py_complex_nodes, METH_O,
      "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},

@@ -51,6 +51,8 @@ class LoweringReport:
     dft_matmul_sources: list[FftSource] = field(default_factory=list)
     # fallback="eager": the ops that run as the original complex op, in a graph break (realify._fallback)
     eager_fallbacks: list[_fallback.EagerFallback] = field(default_factory=list)
+    # the lowering report of the C core: one line per multi-op pattern that fired ("pattern rope.op: OP %node")
+    patterns: list[str] = field(default_factory=list)
 
 
 def _raise_lower_error(err: Any, t: Translation, target: str) -> None:
@@ -317,6 +319,7 @@ def _lower_once(
         ir_before=t.text,
         ir_after=out_text,
         dft_matmul_sources=dft_matmul_sources(new_gm, origins),
+        patterns=list(out_graph["report"]),
     )
     new_gm.meta["realify_report"] = report
     return new_gm, report

@@ -186,6 +186,15 @@ const char *rf_graph_node_name(const rf_graph *g, size_t i) {
         }                                                                          \
     } while (0)
 
+void rf_graph_add_report(rf_graph *g, const char *line) {
+    GROW(g, g->report, g->nreport, g->cap_report);
+    g->report[g->nreport++] = rf_strdup(g, line);
+}
+
+size_t rf_graph_report_count(const rf_graph *g) { return g->nreport; }
+
+const char *rf_graph_report_line(const rf_graph *g, size_t i) { return i < g->nreport ? g->report[i] : NULL; }
+
 static const char *unique_name(rf_graph *g, const char *hint) {
     if (!hint || !*hint) hint = "v";
     if (!nameset_contains(g->names, hint)) return rf_strdup(g, hint);

@@ -110,6 +110,8 @@ struct rf_graph {
     rf_attr *outputs; /* each a VALUE, NONE or scalar attr */
     size_t name_counter;
     struct rf_name_set *names;
+    size_t nreport, cap_report;
+    const char **report; /* the lowering report: what fired where (rf_graph_add_report) */
 };
 
 /* Arena */
@@ -127,6 +129,8 @@ rf_value *rf_graph_add_const(rf_graph *g, const char *hint, rf_dtype dt, int ran
 rf_node *rf_node_new(rf_graph *g, const char *op, size_t nargs, size_t nouts);
 void rf_graph_append_node(rf_graph *g, rf_node *n);
 void rf_graph_set_outputs(rf_graph *g, size_t n, const rf_attr *outs);
+/* Appends a copy of `line` to the graph's lowering report (rf_graph_report_line). */
+void rf_graph_add_report(rf_graph *g, const char *line);
 int rf_graph_name_taken(const rf_graph *g, const char *name);
 /* The value named `name`, or NULL. */
 rf_value *rf_graph_find_value(const rf_graph *g, const char *name);

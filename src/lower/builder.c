@@ -9,6 +9,7 @@
 #include "ir/mem.h"
 #include "lower/lower_internal.h"
 #include "lower/realops.h"
+#include "passes/packed_views.h"
 
 rf_rv rf_val(rf_value *v) { return (rf_rv){v, 0.0}; }
 rf_rv rf_num(double s) { return (rf_rv){NULL, s}; }
@@ -157,8 +158,9 @@ rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index) {
 }
 
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim) {
-    if (a && b && a->rank >= 0 && (dim == -1 || dim == a->rank)) {
-        rf_value *p = rf_b_packed_views(L, a, b);
+    if (a && b && a->rank >= 0 && (dim == -1 || dim == a->rank)) { /* the parts of one packed value's views */
+        char buf[160];
+        rf_value *p = rf_fold_packed_views(L->out, a, b, hint(L, "_packed", buf, sizeof buf), L->cur);
         if (p) return p;
     }
     rf_attr list = {0};

@@ -96,11 +96,8 @@ rf_value *rf_b_unary(rf_lowering *L, const char *op, rf_value *x);
 rf_value *rf_b_binary(rf_lowering *L, const char *op, rf_value *x, rf_value *y);
 rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index);
 /* stack([a, b], dim). Stacking the two parts of one packed value p as read through the same view chain
- * (dim -1) gives that chain applied to p instead (rf_b_packed_views). */
+ * (dim -1) gives that chain applied to p instead (passes/packed_views.c). */
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
-/* The packed value whose parts are re and im when both are the same chain of view ops (slice, permute,
- * reshape, ...) of the two parts of one packed value p: that chain emitted on p. NULL otherwise. */
-rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im);
 /* x * s. When x is a matrix product just made with a constant operand (an FFT plan's DFT matrix) and nothing
  * else reads it, the constant is scaled instead (scale_fold.c), which saves a pass over the product. */
 rf_value *rf_b_scale(rf_lowering *L, rf_value *x, double s);
@@ -177,5 +174,9 @@ const rf_rule_entry *rf_rule_find(const char *op);
 const char *rf_rule_table_problem(void);
 /* Why a complex op that has no rule is refused on purpose, or NULL when nothing is recorded. */
 const char *rf_rule_refusal(const char *op);
+
+/* Pattern table (src/patterns/): the driver tries the patterns the options turn on for n's op, in table order,
+ * before n's rule; the name of the one that lowered n, or NULL when none did (n then goes to its rule). */
+const char *rf_pattern_try(rf_lowering *L, const rf_node *n);
 
 #endif

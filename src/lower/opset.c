@@ -77,7 +77,7 @@ static const rf_opset_entry opset[] = {
     {"aten.atan2.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.atanh.default", CORE | TRT | ONNX | ET | OV | CML},
     {"aten.baddbmm.default", TRT | ONNX | ET | OV | CML},
-    /* the bit ops and dtype views of rotary_words.c, emitted for Inductor only (pair_words): deploy targets unchecked */
+    /* the bit ops and dtype views of patterns/rope_words.c, emitted for Inductor only (pattern rope.words): deploy targets unchecked */
     {"aten.bitwise_and.Scalar", CORE},
     {"aten.bitwise_left_shift.Tensor_Scalar", 0},
     {"aten.bitwise_or.Tensor", CORE},

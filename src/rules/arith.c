@@ -1,6 +1,5 @@
 /* Elementwise complex arithmetic and the elementary functions. */
 #include "cxmath/cxmath.h"
-#include "rules/rotary.h"
 #include "rules/rules.h"
 
 /* The alpha of add, sub and rsub as the complex factor eager multiplies by (1 when absent); sub and rsub add
@@ -35,8 +34,8 @@ static rf_status rsub(rf_lowering *L, const rf_node *n) {
     return RF_OK;
 }
 
+/* The complex product only: the RoPE forms of a multiply are patterns (src/patterns/rope*.c), tried first. */
 static rf_status mul(rf_lowering *L, const rf_node *n) {
-    if (rf_lower_rotary(L, n) || rf_lower_rotary_words(L, n)) return rf_status_of(L);
     rf_dtype w = rf_work_dtype(L, n);
     rf_set_cx(L, n->outs[0], rf_cx_mul_eager(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
     return RF_OK;

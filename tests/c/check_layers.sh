@@ -3,7 +3,7 @@
 # listed before it. Rules never see the driver's internals.
 set -u
 src=${1:?src dir}
-order="ir analysis passes lower cxmath fft rules"
+order="ir analysis passes lower cxmath fft patterns rules"
 status=0
 rank() { local i=0; for d in $order; do [ "$d" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 99; }
 for file in "$src"/*/*.[ch]; do
@@ -15,7 +15,7 @@ for file in "$src"/*/*.[ch]; do
     fi
   done
 done
-if grep -l 'lower_internal.h' "$src"/rules/* "$src"/cxmath/* "$src"/fft/* 2>/dev/null; then
+if grep -l 'lower_internal.h' "$src"/rules/* "$src"/patterns/* "$src"/cxmath/* "$src"/fft/* 2>/dev/null; then
   echo "layering: the files above include lower/lower_internal.h, the driver's private state"; status=1
 fi
 [ $status -eq 0 ] && echo "layers ok: $order"

@@ -190,6 +190,54 @@ static void test_analysis(void) {
     rf_graph_free(g);
 }
 
+/* The pattern table: names are unique and have bits, the defaults are a subset, the options refuse unknown bits,
+ * and a pattern that fires leaves a line in the lowered graph's report. */
+static void test_pattern_table(void) {
+    size_t n = rf_pattern_count();
+    CHECK(n >= 3 && rf_pattern_name(n) == NULL);
+    unsigned all = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned bit = rf_pattern_bit(rf_pattern_name(i));
+        CHECK(bit && !(all & bit) && rf_pattern_doc(rf_pattern_name(i)));
+        all |= bit;
+    }
+    CHECK((rf_pattern_defaults() & ~all) == 0 && rf_pattern_bit("no.such") == 0 && rf_pattern_bit(NULL) == 0);
+    CHECK(rf_pattern_doc("no.such") == NULL);
+    rf_graph *g = parse_ok(ROPE);
+    if (!g) return;
+    rf_lower_options opt;
+    rf_lower_options_init(&opt);
+    CHECK(opt.patterns == rf_pattern_defaults());
+    rf_graph *out = NULL;
+    rf_error err = {0};
+    CHECK(rf_lower(g, &opt, &out, &err) == RF_OK && rf_graph_report_count(out) == 0);
+    rf_graph_free(out);
+    opt.patterns |= rf_pattern_bit("rope.op");
+    CHECK(rf_lower(g, &opt, &out, &err) == RF_OK && rf_graph_report_count(out) == 1);
+    CHECK(out && strcmp(rf_graph_report_line(out, 0), "pattern rope.op: aten.mul.Tensor %m") == 0);
+    CHECK(out && rf_graph_report_line(out, 1) == NULL);
+    rf_graph_free(out);
+    /* out of memory anywhere in a lowering whose pattern fires, its report line included: a clean error */
+    int clean = 1;
+    for (long k = 0;; k++) {
+        rf_test_fail_allocation(k);
+        rf_status s = rf_lower(g, &opt, &out, &err);
+        long left = rf_test_fail_allocation(-1);
+        if (s == RF_OK) {
+            clean &= left >= 0 && rf_graph_report_count(out) == 1;
+            rf_graph_free(out);
+            break;
+        }
+        clean &= s == RF_ERR_NOMEM && out == NULL && left < 0;
+        if (!clean) break;
+    }
+    CHECK(clean);
+    opt.patterns = ~all;
+    CHECK(all != ~0u && rf_lower(g, &opt, &out, &err) == RF_ERR_INVALID && out == NULL);
+    CHECK(strstr(err.message, "patterns") != NULL);
+    rf_graph_free(g);
+}
+
 static void test_rule_table(void) {
     size_t n = rf_rule_count();
     CHECK(n > 50);
@@ -410,6 +458,7 @@ int main(void) {
     test_dtype_policy();
     test_analysis();
     test_rule_table();
+    test_pattern_table();
     test_verify_api_graphs();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

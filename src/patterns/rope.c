@@ -1,16 +1,17 @@
-/* RoPE as one op. With the `rotary_op` option (targets that have a fused rotary
- * kernel: ONNX opset >= 23 RotaryEmbedding, which TensorRT's parser takes), the
- * complex multiply of interleaved pairs by a table that is constant over heads,
+/* RoPE, the complex multiply of interleaved pairs by a table constant over heads,
  *
  *   mul(view_as_complex(r: [B, S, H, D/2, 2]), f: [B|1, S|1, 1, D/2])
  *
- * becomes realify.rotary_embedding(x=[B, S, H, D], cos=Re f, sin=Im f): out
- * pair j = (x0 cos - x1 sin, x0 sin + x1 cos), cos/sin broadcast against the
- * pairs. Anything else is left to the ordinary multiply. */
+ * in the two forms receivers want (rows "rope.op" and "rope.graph" of registry.c):
+ * - rope.op (opt-in; targets that have a fused rotary kernel: ONNX opset >= 23 RotaryEmbedding, which TensorRT's
+ *   parser takes): realify.rotary_embedding(x=[B, S, H, D], cos=Re f, sin=Im f), out pair j =
+ *   (x0 cos - x1 sin, x0 sin + x1 cos), cos/sin broadcast against the pairs;
+ * - rope.graph (targets onnx and openvino, unless rope.op is on): eager's product with the pair axis in front.
+ * Anything else is left to the mul rule. */
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "rules/rotary.h"
+#include "patterns/patterns.h"
 
 static int is_one(const rf_dim *d) { return !d->sym && d->size == 1; }
 
@@ -63,10 +64,16 @@ static int rotary_graph(rf_lowering *L, const rf_node *n, rf_value *pairs, rf_cx
     return 1;
 }
 
-int rf_lower_rotary(rf_lowering *L, const rf_node *n) {
-    const unsigned graph_targets = RF_TARGET_ONNX | RF_TARGET_OPENVINO;
-    int graph = (rf_options(L)->target & graph_targets) != 0 && !rf_options(L)->rotary_op;
-    if (!(rf_options(L)->rotary_op || graph) || strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
+/* What both forms take from a matching multiply: the packed pairs r, the table's parts, the result. */
+typedef struct rope_match {
+    rf_value *pairs; /* r: [B, S, H, D/2, 2] */
+    rf_cx table;
+    const rf_value *out;
+    rf_dtype w;
+} rope_match;
+
+static int match(rf_lowering *L, const rf_node *n, rope_match *m) {
+    if (strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
     const rf_attr *self = rf_node_arg(n, "self"), *other = rf_node_arg(n, "other");
     if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(other)) return 0;
     const rf_value *out = n->outs[0], *x = self->value, *f = other->value;
@@ -79,12 +86,31 @@ int rf_lower_rotary(rf_lowering *L, const rf_node *n) {
     if (!rf_value_same_shape(x, out) || !is_head_table(f, out) || x->dtype != out->dtype) return 0;
     rf_dtype w = rf_work_dtype(L, n);
     if (!rf_dtype_is_floating(w) || rf_cx_known_real(L, f)) return 0;
-    rf_value *pairs = rf_packed_of(L, x); /* r: [B, S, H, D/2, 2] */
+    rf_value *pairs = rf_packed_of(L, x);
     if (!pairs || pairs->dtype != w || pairs->rank != 5) return 0;
     rf_cx table = rf_cx_of(L, f, w);
     if (rf_status_of(L) != RF_OK || !table.re.v || !table.im.v) return 0;
-    if (graph) return rotary_graph(L, n, pairs, table);
+    m->pairs = pairs;
+    m->table = table;
+    m->out = out;
+    m->w = w;
+    return 1;
+}
 
+int rf_pattern_rope_graph(rf_lowering *L, const rf_node *n) {
+    const unsigned graph_targets = RF_TARGET_ONNX | RF_TARGET_OPENVINO;
+    if (!(rf_options(L)->target & graph_targets) || rf_pattern_enabled(L, "rope.op")) return 0;
+    rope_match m;
+    return match(L, n, &m) && rotary_graph(L, n, m.pairs, m.table);
+}
+
+int rf_pattern_rope_op(rf_lowering *L, const rf_node *n) {
+    rope_match m;
+    if (!match(L, n, &m)) return 0;
+    rf_value *pairs = m.pairs;
+    const rf_value *out = m.out;
+    rf_dtype w = m.w;
+    rf_cx table = m.table;
     rf_dim dims[5];
     memcpy(dims, pairs->dims, 5 * sizeof(rf_dim));
     dims[3].size = 2 * out->dims[3].size;

@@ -1,4 +1,5 @@
-/* Packing parts that are views of one packed value.
+/* Packing parts that are views of one packed value: a rewrite of the new graph
+ * (IR only), which the builder asks before it stacks two parts.
  *
  * Rules that work on the two parts run view chains (slices, permutes,
  * reshapes) on each part and stack the parts again where a packed value is
@@ -8,10 +9,12 @@
  * strided copy, which it tiles, instead of a two-way choice per element (the
  * FNO layer's bmm operand on an H200: 5.3 us stacked against 3.2 us as a
  * permuted copy). */
+#include "passes/packed_views.h"
+#include "ir/mem.h"
+
 #include <string.h>
 
-#include "lower/lower.h"
-#include "lower/realops.h"
+#include "ir/verify.h"
 
 enum { MAX_CHAIN = 16 };
 
@@ -79,7 +82,7 @@ static rf_value *part_of(const rf_value *v, int64_t index) {
 static int64_t norm_dim(int64_t d, int r) { return d < 0 ? (d + r >= 0 ? d + r : -1) : (d < r ? d : -1); }
 
 /* The argument of node n (a view of a part of rank r_in, result rank r_out) for the packed value. */
-static int packed_arg(rf_lowering *L, const rf_node *n, const rf_arg *a, int r_in, int r_out, rf_attr *out) {
+static int packed_arg(rf_graph *g, const rf_node *n, const rf_arg *a, int r_in, int r_out, rf_attr *out) {
     const char *op = n->op, *name = a->name;
     *out = a->attr;
     int dim_arg = strcmp(name, "dim") == 0 || strcmp(name, "dim0") == 0 || strcmp(name, "dim1") == 0 ||
@@ -111,32 +114,37 @@ static int packed_arg(rf_lowering *L, const rf_node *n, const rf_arg *a, int r_i
     }
     int squeeze = strcmp(op, "aten.squeeze.dims") == 0;
     if (!squeeze) items[k++] = dims_list ? r_in : 2; /* the pair stays last */
-    *out = rf_attr_ints(rf_out_graph(L), k, items);
+    *out = rf_attr_ints(g, k, items);
     return 1;
 }
 
-/* Node n (a view of one part) applied to the packed value p. */
-static rf_value *replay(rf_lowering *L, const rf_node *n, rf_value *p) {
-    const rf_value *in = self_of(n), *res = n->outs[0];
-    if (!in || in->rank < 0 || res->rank < 0 || res->rank >= RF_MAX_RANK || n->nargs > 8) return NULL;
+/* Node n (a view of one part) applied to the packed value p, appended to g with the name hint and origin of the
+ * stack it replaces. */
+static rf_value *replay(rf_graph *g, const rf_node *n, rf_value *p, const char *hint, const rf_node *origin) {
+    const rf_value *in = self_of(n), *part = n->outs[0];
+    if (!in || in->rank < 0 || part->rank < 0 || part->rank >= RF_MAX_RANK || n->nargs > 8) return NULL;
     rf_arg args[8];
     for (size_t i = 0; i < n->nargs; i++) {
         args[i].name = n->args[i].name;
         if (strcmp(n->args[i].name, "self") == 0) args[i].attr = rf_attr_ref(p);
-        else if (!packed_arg(L, n, &n->args[i], in->rank, res->rank, &args[i].attr)) return NULL;
+        else if (!packed_arg(g, n, &n->args[i], in->rank, part->rank, &args[i].attr)) return NULL;
+    }
+    rf_node *m = rf_node_new(g, n->op, n->nargs, 1);
+    for (size_t i = 0; i < n->nargs; i++) {
+        m->args[i].name = rf_strdup(g, args[i].name);
+        m->args[i].attr = args[i].attr;
     }
     rf_dim dims[RF_MAX_RANK + 1];
-    memcpy(dims, res->dims, (size_t)res->rank * sizeof(rf_dim));
-    memset(&dims[res->rank], 0, sizeof dims[0]);
-    dims[res->rank].size = 2;
-    rf_value like = {0};
-    like.rank = res->rank + 1;
-    like.dims = dims;
-    const rf_value *likes[1] = {&like};
-    return rf_b_node(L, n->op, n->nargs, args, 1, likes, res->dtype, "_packed")->outs[0];
+    memcpy(dims, part->dims, (size_t)part->rank * sizeof(rf_dim));
+    memset(&dims[part->rank], 0, sizeof dims[0]);
+    dims[part->rank].size = 2;
+    m->outs[0] = rf_value_new(g, hint, part->dtype, part->rank + 1, dims);
+    m->origin = origin;
+    rf_graph_append_node(g, m);
+    return m->outs[0];
 }
 
-rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im) {
+rf_value *rf_fold_packed_views(rf_graph *g, rf_value *re, rf_value *im, const char *hint, const rf_node *origin) {
     const rf_node *chain[MAX_CHAIN];
     size_t n = 0;
     rf_value *a = re, *b = im, *p = NULL;
@@ -154,6 +162,6 @@ rf_value *rf_b_packed_views(rf_lowering *L, rf_value *re, rf_value *im) {
         a = self_of(na), b = self_of(nb);
     }
     if (!p || p->dtype != re->dtype) return NULL;
-    while (p && n) p = replay(L, chain[--n], p);
+    while (p && n) p = replay(g, chain[--n], p, hint, origin);
     return p;
 }

@@ -1,6 +1,6 @@
 /* The lowering driver: walks the input graph in order, copies real nodes,
- * looks up a rule for each node that touches a complex value, and builds a new
- * graph. The input graph is only read. */
+ * tries the patterns (src/patterns/) and then the rule for each node that
+ * touches a complex value, and builds a new graph. The input graph is only read. */
 #include "lower/lower.h"
 #include "ir/mem.h"
 
@@ -92,8 +92,7 @@ void rf_lower_options_init(rf_lower_options *opt) {
     opt->division = RF_DIV_C10;
     opt->fft = RF_FFT_MATMUL;
     opt->planar = 0;
-    opt->rotary_op = 0;
-    opt->pair_words = 0;
+    opt->patterns = rf_pattern_defaults();
     opt->target = 0;
 }
 
@@ -130,16 +129,26 @@ static int result_set(const rf_lowering *L, const rf_value *o) {
                                          : L->real_map[o->id] != NULL || L->real_unread[o->id];
 }
 
+/* The lowering report's line for a pattern that lowered n. */
+static void report_pattern(rf_lowering *L, const char *pattern, const rf_node *n) {
+    char line[400];
+    snprintf(line, sizeof line, "pattern %s: %s %%%s", pattern, n->op, n->nouts ? n->outs[0]->name : "");
+    rf_graph_add_report(L->out, line);
+}
+
 static rf_status lower_impl(const rf_graph *in, const rf_lower_options *opt, rf_graph **out, rf_error *err) {
     *out = NULL;
+    unsigned all_patterns = rf_pattern_count() >= 32 ? ~0u : (1u << rf_pattern_count()) - 1u;
     if (opt && (opt->fft < RF_FFT_MATMUL || opt->fft > RF_FFT_ONNX_DFT ||
                 (opt->planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS)) ||
-                (opt->target & ~RF_TARGET_ALL) || (opt->target & (opt->target - 1)))) {
+                (opt->target & ~RF_TARGET_ALL) || (opt->target & (opt->target - 1)) ||
+                (opt->patterns & ~all_patterns))) {
         if (err) {
             memset(err, 0, sizeof(*err));
             snprintf(err->message, sizeof(err->message),
-                     "invalid options: fft %d, planar %#x, target %#x (planar: RF_PLANAR_* bits; target: 0 or one "
-                     "RF_TARGET_* bit)", (int)opt->fft, opt->planar, opt->target);
+                     "invalid options: fft %d, planar %#x, target %#x, patterns %#x (planar: RF_PLANAR_* bits; "
+                     "target: 0 or one RF_TARGET_* bit; patterns: rf_pattern_bit() bits)", (int)opt->fft,
+                     opt->planar, opt->target, opt->patterns);
         }
         return RF_ERR_INVALID;
     }
@@ -196,7 +205,9 @@ static rf_status lower_impl(const rf_graph *in, const rf_lower_options *opt, rf_
             break;
         }
         size_t first_new = L.out->nnodes;
-        rf_status s = rule->fn(&L, n);
+        const char *pattern = rf_pattern_try(&L, n);
+        rf_status s = pattern ? rf_status_of(&L) : rule->fn(&L, n);
+        if (pattern && !L.failed) report_pattern(&L, pattern, n);
         if (s != RF_OK && !L.failed) rf_fail(&L, n, s, "rule for %s failed", n->op);
         for (size_t k = first_new; k < L.out->nnodes && !L.failed; k++)
             if (rf_node_refs_null(L.out->nodes[k]))

@@ -1,5 +1,5 @@
-/* bfloat16 RoPE with each pair as one 32-bit word (the `pair_words` option, for
- * Inductor). Llama's rotary embedding
+/* bfloat16 RoPE with each pair as one 32-bit word (the opt-in pattern "rope.words",
+ * for Inductor; the backend turns it on). Llama's rotary embedding
  *
  *   view_as_complex(view(_to_copy(q: bf16 [.., D], float32), [.., D/2, 2])) * f
  *     -> view_as_real -> view [.., D] -> _to_copy(bfloat16)
@@ -10,13 +10,13 @@
  * x0 = word << 16 and x1 = word & 0xffff0000 are the pair's floats exactly, the
  * product is the ordinary one (the same expression, so the same rounding), and
  * the results go back into one word with round-to-nearest-even done on the bits
- * (NaN stays a quiet NaN), as the float32 -> bfloat16 cast does. The rule owns
+ * (NaN stays a quiet NaN), as the float32 -> bfloat16 cast does. The pattern owns
  * the nodes from the multiply to the cast (they read nothing else) and publishes
  * the cast's result. Anything else is left to the ordinary multiply. */
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "rules/rotary.h"
+#include "patterns/patterns.h"
 
 #define HIGH_HALF (-65536) /* 0xffff0000 as int32 */
 /* Inductor runs a view between dtypes of different widths as a fallback call on the host, two per rotated tensor:
@@ -127,8 +127,8 @@ static rf_value *round_bits(rf_lowering *L, rf_value *v) {
     return rf_b_op(L, "aten.where.ScalarSelf", 3, w, RF_DT_I32, t->rank, t->dims, "_w");
 }
 
-int rf_lower_rotary_words(rf_lowering *L, const rf_node *n) {
-    if (!rf_options(L)->pair_words || strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
+int rf_pattern_rope_words(rf_lowering *L, const rf_node *n) {
+    if (strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
     const rf_attr *self = rf_node_arg(n, "self"), *other = rf_node_arg(n, "other");
     if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(other)) return 0;
     const rf_node *copy = NULL;

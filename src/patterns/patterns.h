@@ -1,0 +1,34 @@
+/* Patterns: recognisers of multi-op shapes that the driver tries before the per-op rule.
+ *
+ * A rule says what one op means; a pattern says how a shape of several ops (Llama's RoPE, ...) is better lowered
+ * for some receiver. Each pattern is a row of the table in registry.c: a name (its switch in
+ * rf_lower_options.patterns and its line in the lowering report), the op it starts from, whether it is on by
+ * default, and a function with the contract of a rule that may decline: 1 when it lowered n (publishing n's
+ * results, and fusing the later nodes it took over), 0 when n is not its shape. A pattern that declines may have
+ * read operands (which only caches their parts) but publishes nothing; n then goes to the next pattern and at last
+ * to its rule. */
+#ifndef REALIFY_PATTERNS_H
+#define REALIFY_PATTERNS_H
+
+#include "lower/lower.h"
+
+typedef int (*rf_pattern_fn)(rf_lowering *L, const rf_node *n);
+
+typedef struct rf_pattern {
+    const char *name;
+    const char *op; /* the op of the node the pattern starts from */
+    int on_by_default;
+    rf_pattern_fn fn;
+    const char *doc;
+} rf_pattern;
+
+/* Whether the options of this run turn the pattern `name` on. */
+int rf_pattern_enabled(const rf_lowering *L, const char *name);
+
+/* rope.c */
+int rf_pattern_rope_op(rf_lowering *L, const rf_node *n);
+int rf_pattern_rope_graph(rf_lowering *L, const rf_node *n);
+/* rope_words.c */
+int rf_pattern_rope_words(rf_lowering *L, const rf_node *n);
+
+#endif

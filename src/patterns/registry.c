@@ -1,0 +1,61 @@
+/* The pattern table: every multi-op recogniser the driver tries, in the order it tries them. A new pattern is a
+ * function in this folder and a row here; its bit in rf_lower_options.patterns is its row's index. */
+#include <string.h>
+
+#include "patterns/patterns.h"
+
+static const rf_pattern table[] = {
+    {"rope.op", "aten.mul.Tensor", 0, rf_pattern_rope_op,
+     "RoPE (interleaved pairs times a per-position table constant over heads) as one realify.rotary_embedding op, "
+     "for receivers with a fused rotary kernel (ONNX opset >= 23 RotaryEmbedding)"},
+    {"rope.graph", "aten.mul.Tensor", 1, rf_pattern_rope_graph,
+     "the same RoPE for graph runtimes (targets onnx and openvino): the pair axis moved to the front, one "
+     "transpose each way, instead of per-element splits and stacks on an innermost axis of 2"},
+    {"rope.words", "aten.mul.Tensor", 0, rf_pattern_rope_words,
+     "bfloat16 RoPE (a float32 complex product between casts) reading and writing each pair as one int32 word: "
+     "contiguous loads and stores, for Inductor"},
+};
+
+enum { NPATTERNS = sizeof table / sizeof table[0] };
+_Static_assert(NPATTERNS <= 32, "a pattern's bit is its row: at most 32 rows");
+
+size_t rf_pattern_count(void) { return NPATTERNS; }
+
+const char *rf_pattern_name(size_t i) { return i < NPATTERNS ? table[i].name : NULL; }
+
+static const rf_pattern *find(const char *name, size_t *index) {
+    for (size_t i = 0; name && i < NPATTERNS; i++)
+        if (strcmp(table[i].name, name) == 0) {
+            if (index) *index = i;
+            return &table[i];
+        }
+    return NULL;
+}
+
+unsigned rf_pattern_bit(const char *name) {
+    size_t i;
+    return find(name, &i) ? 1u << i : 0u;
+}
+
+const char *rf_pattern_doc(const char *name) {
+    const rf_pattern *p = find(name, NULL);
+    return p ? p->doc : NULL;
+}
+
+unsigned rf_pattern_defaults(void) {
+    unsigned bits = 0;
+    for (size_t i = 0; i < NPATTERNS; i++)
+        if (table[i].on_by_default) bits |= 1u << i;
+    return bits;
+}
+
+int rf_pattern_enabled(const rf_lowering *L, const char *name) {
+    return (rf_options(L)->patterns & rf_pattern_bit(name)) != 0;
+}
+
+const char *rf_pattern_try(rf_lowering *L, const rf_node *n) {
+    unsigned on = rf_options(L)->patterns;
+    for (size_t i = 0; i < NPATTERNS; i++)
+        if ((on & (1u << i)) && strcmp(table[i].op, n->op) == 0 && table[i].fn(L, n)) return table[i].name;
+    return NULL;
+}
