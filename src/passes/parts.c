@@ -67,7 +67,7 @@ int rf_parts_as_slices(rf_graph *g) {
     size_t n = g->nnodes;
     rf_node **old = rf_malloc((n ? n : 1) * sizeof(*old));
     if (!old) return -1;
-    memcpy(old, g->nodes, n * sizeof(*old));
+    if (n) memcpy(old, g->nodes, n * sizeof(*old)); /* an empty graph may have no node array */
     g->nnodes = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t dim, index;
