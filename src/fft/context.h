@@ -1,4 +1,4 @@
-/* What the transform engine (engine.c) and its left stages (left.c) share:
+/* What the FFT strategies and their stages (src/fft/) share:
  * the build context and the constants they make. Internal to src/fft/. */
 #ifndef REALIFY_FFT_CONTEXT_H
 #define REALIFY_FFT_CONTEXT_H

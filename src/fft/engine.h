@@ -1,10 +1,12 @@
-/* The real-arithmetic FFT engine (engine.c, with the left stages of left.c),
- * for the rules of src/rules/fft_*.c. A complex tensor is an rf_cx of two
- * tensor parts (im_zero: a real signal). */
+/* The FFT family's transforms, for the rules of src/rules/fft_*.c. engine.c
+ * chooses the strategy (matmul, native, onnx-dft) and calls its emitter
+ * (strategy.h). A complex tensor is an rf_cx of two tensor parts (im_zero: a
+ * real signal). */
 #ifndef REALIFY_FFT_ENGINE_H
 #define REALIFY_FFT_ENGINE_H
 
 #include "fft/context.h"
+#include "fft/pairs.h"
 
 /* Unnormalised transforms. Every dim is in [0, rank) with a static size.
  * c2c: along each dim in turn; sign -1 forward, +1 backward.
@@ -42,23 +44,9 @@ rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64
 rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd,
                             int64_t last_dim_size, const rf_fft_keep *keep);
 
-/* The native strategy (native.c): one call of realify.fft_c2c/_r2c/_c2r, our
- * real-layout operators over the platform FFT, instead of DFT matmuls. Under
- * onnx-dft the same entry points emit realify.dft calls instead. */
+/* Whether the strategy of the lowering emits operator calls (native,
+ * onnx-dft) rather than the DFT matmuls that prune.c's plans are made of. */
 int rf_fft_native(const rf_fft_ctx *f);
-rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign);
-rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
-rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
-
-/* The onnx-dft strategy (dft_op.c): forward realify.dft calls, one per axis (ONNX DFT, opset >= 17).
- * rf_fft_native() is true for it too: neither builds DFT matrices. */
-rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign);
-rf_cx rf_fft_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided);
-rf_value *rf_fft_dft_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size);
-
-/* Shape ops on both parts (rf_b_transpose, rf_b_resize). */
-rf_cx rf_fft_transpose_pair(rf_lowering *L, rf_cx x, int d0, int d1);
-rf_cx rf_fft_resize_pair(rf_lowering *L, rf_cx x, int64_t d, int64_t size);
 
 /* Rule plumbing */
 int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt);

@@ -1,4 +1,4 @@
-/* Direct DFT stages that need no transposes, for the transforms of engine.c.
+/* Direct DFT stages that need no transposes, for the transforms of matmul.c.
  *
  * A DFT of size n over an axis d that is not the last one is a matmul from the
  * left, Lh @ x, against an n x n real matrix that holds only the cos rows

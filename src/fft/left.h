@@ -1,5 +1,5 @@
 /* Direct DFT stages without transposes (left.c), used by the transforms of
- * engine.c. Internal to src/fft/. */
+ * matmul.c. Internal to src/fft/. */
 #ifndef REALIFY_FFT_LEFT_H
 #define REALIFY_FFT_LEFT_H
 

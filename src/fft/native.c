@@ -4,16 +4,9 @@
  * platform FFT (cuFFT, pocketfft). The graph keeps no complex dtype, and a
  * compiler that can call the operator (Inductor, eager) runs the platform
  * FFT instead of DFT matmuls. Unnormalised, like the engine's transforms. */
-#include "fft/engine.h"
+#include "fft/strategy.h"
 
 #include <string.h>
-
-#include "lower/realops.h"
-
-/* Whether transforms are operator calls (native or onnx-dft), not DFT matmuls. */
-int rf_fft_native(const rf_fft_ctx *f) { return rf_options(f->L)->fft != RF_FFT_MATMUL; }
-
-static int onnx_dft(const rf_fft_ctx *f) { return rf_options(f->L)->fft == RF_FFT_ONNX_DFT; }
 
 static rf_attr dims_attr(rf_lowering *L, const int64_t *dims, size_t nd) {
     rf_attr a = {0};
@@ -48,7 +41,6 @@ static rf_value *pack(rf_lowering *L, rf_cx x) {
 }
 
 rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
-    if (onnx_dft(f)) return rf_fft_dft_c2c(f, x, dims, nd, sign);
     rf_value *p = pack(f->L, x);
     rf_arg args[3] = {{"x", rf_attr_ref(p)}, {"dim", dims_attr(f->L, dims, nd)}, {"forward", rf_attr_bool(sign < 0)}};
     rf_value *y = rf_b_op(f->L, "realify.fft_c2c.default", 3, args, f->dt, p->rank, p->dims, "_fft");
@@ -56,7 +48,6 @@ rf_cx rf_fft_native_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, 
 }
 
 rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
-    if (onnx_dft(f)) return rf_fft_dft_r2c(f, x, dims, nd, onesided);
     int64_t d = dims[nd - 1];
     int rank;
     rf_dim *shape = shape_of(f->L, x, onesided ? d : -1, x->dims[d].size / 2 + 1, 1, &rank);
@@ -66,7 +57,6 @@ rf_cx rf_fft_native_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t 
 }
 
 rf_value *rf_fft_native_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
-    if (onnx_dft(f)) return rf_fft_dft_c2r(f, x, dims, nd, last_dim_size);
     rf_value *p = pack(f->L, x);
     int rank;
     rf_dim *shape = shape_of(f->L, x.re.v, dims[nd - 1], last_dim_size, 0, &rank);

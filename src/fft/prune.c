@@ -4,7 +4,7 @@
  * instead of a full n-point plan, and later dims see k entries instead of n.
  * The rules decide which outputs are read (rules/fft_prune.c).
  *
- * Layout as in engine.c: a complex tensor is split, [..., 2, L], the real and
+ * Layout as in split.h: a complex tensor is split, [..., 2, L], the real and
  * imaginary rows on the axis before the last; a real one is [..., L]. Pruned
  * dims go first (they shrink the data), the other dims then run through the
  * full engine. */
@@ -13,13 +13,9 @@
 #include <string.h>
 
 #include "fft/engine.h"
-#include "ir/mem.h"
 #include "fft/plan.h"
-
-typedef struct sblk {
-    rf_value *v;
-    int real;
-} sblk;
+#include "fft/split.h"
+#include "ir/mem.h"
 
 int rf_fft_prune_worth(int64_t n, int64_t k, int64_t out_size) {
     if (k < 1 || k >= out_size || n < 1 || n > RF_FFT_MAX_N) return 0;
@@ -91,18 +87,19 @@ static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, c
 }
 
 /* The right stage along the last axis: [..., (2,) kin] -> [..., 2, kout]. */
-static sblk right_stage(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, int sign) {
+static rf_fft_blk right_stage(rf_fft_ctx *f, rf_fft_blk x, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out,
+                              int sign) {
     rf_lowering *L = f->L;
     rf_value *v = x.real ? x.v : rf_b_flatten(L, x.v, -2, -1);
     v = rf_b_matmul(L, v, stage_matrix(f, n, in, out, sign, x.real, 0));
-    return (sblk){rf_b_unflatten(L, v, -1, 2, (int64_t[]){2, out->k}), 0};
+    return rf_fft_bk(rf_b_unflatten(L, v, -1, 2, (int64_t[]){2, out->k}), 0);
 }
 
 /* The left stage over axis d (static axes after it): T @ x, then for a complex
  * x the (cos, sin) row blocks combine as Y = Cx + J(sSx), J(a, b) = (-b, a)
  * over the split axis. */
-static sblk left_stage(rf_fft_ctx *f, sblk x, int d, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out,
-                       int sign) {
+static rf_fft_blk left_stage(rf_fft_ctx *f, rf_fft_blk x, int d, int64_t n, const rf_fft_keep *in,
+                             const rf_fft_keep *out, int sign) {
     rf_lowering *L = f->L;
     int rank = x.v->rank;
     int64_t tail[RF_MAX_RANK];
@@ -113,12 +110,12 @@ static sblk left_stage(rf_fft_ctx *f, sblk x, int d, int64_t n, const rf_fft_kee
     if (v && ntail > 1) v = rf_b_unflatten(L, v, -1, (size_t)ntail, tail);
     v = rf_b_unflatten(L, v, d, 2, (int64_t[]){2, out->k}); /* [.., 2 (cos, sin), kout, tail] */
     rf_value *c = rf_b_select(L, v, d, 0), *s = rf_b_select(L, v, d, 1);
-    if (x.real) return (sblk){rf_b_stack2(L, c, s, -2), 0};
+    if (x.real) return rf_fft_bk(rf_b_stack2(L, c, s, -2), 0);
     double sgn[2] = {-1.0, 1.0};
     int64_t sd[2] = {2, 1};
     rf_value *k = rf_fft_const(f, "split_sign1", f->dt, 2, sd, sgn);
     rf_value *t = rf_fft_mul_const(L, rf_b_flip(L, s, -2), k);
-    return (sblk){(c && t) ? rf_b_add(L, rf_val(c), rf_val(t)).v : NULL, 0};
+    return rf_fft_bk((c && t) ? rf_b_add(L, rf_val(c), rf_val(t)).v : NULL, 0);
 }
 
 static int static_after(const rf_value *v, int d) {
@@ -129,8 +126,8 @@ static int static_after(const rf_value *v, int d) {
 
 /* The truncated DFT of length n along pair dim d (pair rank r) of x, from
  * the frequencies `in` (x has in->k entries there) to `out`. */
-static sblk pruned_along(rf_fft_ctx *f, sblk x, int64_t d, int r, int64_t n, const rf_fft_keep *in,
-                         const rf_fft_keep *out, int sign) {
+static rf_fft_blk pruned_along(rf_fft_ctx *f, rf_fft_blk x, int64_t d, int r, int64_t n, const rf_fft_keep *in,
+                               const rf_fft_keep *out, int sign) {
     rf_lowering *L = f->L;
     if (!x.v) return x;
     int last = x.v->rank - 1;
@@ -139,19 +136,13 @@ static sblk pruned_along(rf_fft_ctx *f, sblk x, int64_t d, int r, int64_t n, con
     if (!x.real && static_after(x.v, bd) && x.v->rank + 1 < RF_MAX_RANK)
         return left_stage(f, x, bd, n, in, out, sign);
     /* through the last axis and back */
-    sblk y = right_stage(f, (sblk){rf_b_transpose(L, x.v, bd, last), x.real}, n, in, out, sign);
+    rf_fft_blk y = right_stage(f, rf_fft_bk(rf_b_transpose(L, x.v, bd, last), x.real), n, in, out, sign);
     if (!y.v) return y;
-    return (sblk){rf_b_transpose(L, y.v, bd, y.v->rank - 1), 0};
-}
-
-static rf_cx pair_of(rf_lowering *L, sblk b) {
-    if (!b.v || b.real) return rf_cx_values(b.v, NULL);
-    rf_value *re = rf_b_select(L, b.v, -2, 0);
-    return rf_cx_values(re, rf_b_select(L, b.v, -2, 1));
+    return rf_fft_bk(rf_b_transpose(L, y.v, bd, y.v->rank - 1), 0);
 }
 
 /* Pruned dims in order, then the others through the full engine. */
-static rf_cx run_pruned(rf_fft_ctx *f, sblk b, const int64_t *dims, size_t nd, int r, int sign,
+static rf_cx run_pruned(rf_fft_ctx *f, rf_fft_blk b, const int64_t *dims, size_t nd, int r, int sign,
                         const rf_fft_keep *keep) {
     int64_t rest[RF_MAX_RANK];
     size_t nrest = 0;
@@ -164,20 +155,20 @@ static rf_cx run_pruned(rf_fft_ctx *f, sblk b, const int64_t *dims, size_t nd, i
         rf_fft_keep all = {n, NULL};
         b = pruned_along(f, b, dims[i], r, n, &all, &keep[i], sign);
     }
-    return rf_fft_c2c_dims(f, pair_of(f->L, b), rest, nrest, sign);
+    return rf_fft_c2c_dims(f, rf_fft_pair_of_blk(f->L, b), rest, nrest, sign);
 }
 
 rf_cx rf_fft_c2c_pruned(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign, const rf_fft_keep *keep) {
     if (rf_status_of(f->L) != RF_OK || !x.re.v) return rf_cx_values(NULL, NULL);
     rf_value *im = rf_cx_im_or_null(x);
-    sblk b = {im ? rf_b_stack2(f->L, x.re.v, im, -2) : x.re.v, im == NULL};
+    rf_fft_blk b = {im ? rf_b_stack2(f->L, x.re.v, im, -2) : x.re.v, im == NULL};
     return run_pruned(f, b, dims, nd, x.re.v->rank, sign, keep);
 }
 
 rf_cx rf_fft_r2c_pruned(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided,
                         const rf_fft_keep *keep) {
     if (rf_status_of(f->L) != RF_OK || !x || !nd) return rf_cx_values(NULL, NULL);
-    if (!onesided) return run_pruned(f, (sblk){x, 1}, dims, nd, x->rank, -1, keep);
+    if (!onesided) return run_pruned(f, rf_fft_bk(x, 1), dims, nd, x->rank, -1, keep);
     int r = x->rank;
     const rf_fft_keep *kl = &keep[nd - 1];
     if (!kl->k) { /* the real dim in full (onesided), then the others pruned */
@@ -186,7 +177,7 @@ rf_cx rf_fft_r2c_pruned(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t 
     }
     int64_t n = x->dims[dims[nd - 1]].size;
     rf_fft_keep all = {n, NULL};
-    sblk b = pruned_along(f, (sblk){x, 1}, dims[nd - 1], r, n, &all, kl, -1);
+    rf_fft_blk b = pruned_along(f, rf_fft_bk(x, 1), dims[nd - 1], r, n, &all, kl, -1);
     return run_pruned(f, b, dims, nd - 1, r, -1, keep);
 }
 
@@ -194,11 +185,11 @@ rf_cx rf_fft_r2c_pruned(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t 
 
 /* The pruned dims of an input-sparse c2c in split layout; the others are
  * listed in rest. */
-static sblk c2c_sparse_blk(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd, int sign,
-                           const rf_fft_keep *keep, int64_t *rest, size_t *nrest) {
+static rf_fft_blk c2c_sparse_blk(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64_t *sizes, size_t nd, int sign,
+                                 const rf_fft_keep *keep, int64_t *rest, size_t *nrest) {
     rf_value *im = rf_cx_im_or_null(x);
     int r = x.re.v->rank;
-    sblk b = {im ? rf_b_stack2(f->L, x.re.v, im, -2) : x.re.v, im == NULL};
+    rf_fft_blk b = {im ? rf_b_stack2(f->L, x.re.v, im, -2) : x.re.v, im == NULL};
     *nrest = 0;
     for (size_t i = 0; i < nd; i++) {
         if (!keep[i].k) {
@@ -216,15 +207,15 @@ rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64
     if (rf_status_of(f->L) != RF_OK || !x.re.v) return rf_cx_values(NULL, NULL);
     int64_t rest[RF_MAX_RANK];
     size_t nrest;
-    sblk b = c2c_sparse_blk(f, x, dims, sizes, nd, sign, keep, rest, &nrest);
-    return rf_fft_c2c_dims(f, pair_of(f->L, b), rest, nrest, sign);
+    rf_fft_blk b = c2c_sparse_blk(f, x, dims, sizes, nd, sign, keep, rest, &nrest);
+    return rf_fft_c2c_dims(f, rf_fft_pair_of_blk(f->L, b), rest, nrest, sign);
 }
 
 /* The real inverse of length n along the last axis from the half-spectrum
  * frequencies `in` (x [..., (2,) k]): y[j] = sum_q w_q (Re X_q cos - Im X_q sin)(2 pi K_q j / n),
  * w_q = 1 at 0 and n/2, else 2, as the full c2r computes it; Im X at 0 and n/2
  * is not read (a gather drops it). */
-static rf_value *c2r_last(rf_fft_ctx *f, sblk x, int64_t n, const rf_fft_keep *in) {
+static rf_value *c2r_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n, const rf_fft_keep *in) {
     rf_lowering *L = f->L;
     int64_t k = in->k, nim = 0;
     int64_t *imq = rf_malloc((size_t)k * sizeof(int64_t));
@@ -277,12 +268,12 @@ rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const i
     int64_t rest[RF_MAX_RANK];
     size_t nrest;
     int r = x.re.v->rank, d = (int)dims[nd - 1];
-    sblk b = c2c_sparse_blk(f, x, dims, sizes, nd - 1, 1, keep, rest, &nrest);
+    rf_fft_blk b = c2c_sparse_blk(f, x, dims, sizes, nd - 1, 1, keep, rest, &nrest);
     if (nrest || !kl->k) { /* full dims left: through the engine, as pairs */
-        rf_cx z = rf_fft_c2c_dims(f, pair_of(L, b), rest, nrest, 1);
+        rf_cx z = rf_fft_c2c_dims(f, rf_fft_pair_of_blk(L, b), rest, nrest, 1);
         if (!kl->k) return rf_fft_c2r_dims(f, z, dims + nd - 1, 1, last_dim_size);
         rf_value *im = rf_cx_im_or_null(z);
-        b = (sblk){(z.re.v && im) ? rf_b_stack2(L, z.re.v, im, -2) : z.re.v, im == NULL};
+        b = rf_fft_bk((z.re.v && im) ? rf_b_stack2(L, z.re.v, im, -2) : z.re.v, im == NULL);
     }
     if (!b.v) return NULL;
     int last = b.v->rank - 1;

@@ -1,7 +1,7 @@
 /* More movement and copy ops: the *_copy variants, padding, shuffles, views
  * over storage, and scatter-style ops that write one tensor into another.
  * Each acts on the real and the imaginary part alike; fill values split into
- * their parts. (Padding, unfold and as_strided itself live with the fft ops.) */
+ * their parts. (Padding: padding.c; unfold, as_strided itself: views.c.) */
 #include <stdlib.h>
 #include <string.h>
 

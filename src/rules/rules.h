@@ -21,11 +21,13 @@ extern const rf_rule_entry rf_rules_linalg[];
 extern const rf_rule_entry rf_rules_linalg_spectral[]; /* linalg spectral family */
 extern const rf_rule_entry rf_rules_movement[];
 extern const rf_rule_entry rf_rules_overlap_add[];
+extern const rf_rule_entry rf_rules_padding[];
 extern const rf_rule_entry rf_rules_power[];
 extern const rf_rule_entry rf_rules_products[];
 extern const rf_rule_entry rf_rules_reduce[];
 extern const rf_rule_entry rf_rules_shape[];
 extern const rf_rule_entry rf_rules_unary[];
+extern const rf_rule_entry rf_rules_views[]; /* as_strided, unfold, in-place views */
 extern const rf_rule_entry rf_rules_linalg_solve[]; /* linalg solve family */
 extern const rf_rule_entry rf_rules_linalg_export[]; /* linalg solve family, torch.export forms */
 

@@ -9,9 +9,11 @@
  * exact (negations only), where ONNX's inverse flag would divide by n and the
  * graph would have to multiply it back. A c2r extends the half spectrum by
  * Hermitian symmetry first, so the target needs no one-sided inverse. */
-#include "fft/engine.h"
+#include "fft/strategy.h"
 
 #include <string.h>
+
+#include "fft/pairs.h"
 
 static rf_value *dft(rf_lowering *L, rf_fft_ctx *f, rf_value *x, int64_t axis, int onesided) {
     if (!x) return NULL;
@@ -48,7 +50,7 @@ static rf_cx conj_parts(rf_lowering *L, rf_cx x) {
 
 static rf_value *neg(rf_lowering *L, rf_value *v) { return v ? rf_b_neg(L, rf_val(v)).v : NULL; }
 
-rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
+rf_cx rf_fft_onnx_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
     rf_lowering *L = f->L;
     if (sign > 0) x = conj_parts(L, x);
     rf_value *y = dft_input(L, x);
@@ -57,7 +59,7 @@ rf_cx rf_fft_dft_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int
     return sign > 0 ? rf_cx_values(out.re.v, neg(L, out.im.v)) : out;
 }
 
-rf_cx rf_fft_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
+rf_cx rf_fft_onnx_dft_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {
     rf_lowering *L = f->L;
     rf_value *y = dft(L, f, x ? rf_b_unsqueeze(L, x, -1) : NULL, dims[nd - 1], onesided);
     for (size_t i = nd - 1; i-- > 0;) y = dft(L, f, y, dims[i], 0);
@@ -79,9 +81,9 @@ static rf_cx conj_hermitian_full(rf_lowering *L, rf_cx x, int64_t d, int64_t n) 
     return rf_cx_values(re, rf_b_cat(L, 2, im_parts, d));
 }
 
-rf_value *rf_fft_dft_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
+rf_value *rf_fft_onnx_dft_c2r(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int64_t last_dim_size) {
     rf_lowering *L = f->L;
-    if (nd > 1) x = rf_fft_dft_c2c(f, x, dims, nd - 1, 1);
+    if (nd > 1) x = rf_fft_onnx_dft_c2c(f, x, dims, nd - 1, 1);
     /* the real part of conj(DFT(conj X)) is the real part of DFT(conj X) */
     rf_value *y = dft(L, f, dft_input(L, conj_hermitian_full(L, x, dims[nd - 1], last_dim_size)), dims[nd - 1], 0);
     return y ? rf_b_select(L, y, -1, 0) : NULL;
