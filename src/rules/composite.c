@@ -7,6 +7,7 @@
 
 #include "cxmath/cxmath.h"
 #include "lower/realops.h"
+#include "rules/family.h"
 #include "rules/linalg_packed.h"
 #include "rules/rules.h"
 
@@ -49,12 +50,6 @@ static rf_cx cx_transpose(rf_lowering *L, rf_cx z) {
     return rf_cx_values(rf_b_transpose(L, z.re.v, -2, -1), rf_b_transpose(L, z.im.v, -2, -1));
 }
 
-static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
-    RF_CHECK(L);
-    rf_set_cx(L, n->outs[0], r);
-    return RF_OK;
-}
-
 /* The static sizes of dims [from, from + k) of v; 0 with L failed when one is symbolic. */
 static int static_sizes(rf_lowering *L, const rf_node *n, const rf_value *v, const int64_t *dims, size_t k,
                         int64_t *out) {
@@ -74,7 +69,7 @@ static rf_status linear(rf_lowering *L, const rf_node *n) {
     rf_cx y = rf_cx_matmul(L, x, cx_transpose(L, w));
     const rf_attr *b = rf_node_arg(n, "bias");
     if (b && b->kind != RF_A_NONE) y = rf_cx_add(L, y, operand(L, n, "bias"));
-    return publish(L, n, y);
+    return rf_publish_cx(L, n, y);
 }
 
 /* z as a matrix: dims [0, split) the rows, [split, rank) the columns (a missing side is a dim of 1). */
@@ -153,7 +148,7 @@ static rf_status tensordot(rf_lowering *L, const rf_node *n) {
     int ka = dims_of(L, n, "dims_self", a.re.v->rank, ca), kb = dims_of(L, n, "dims_other", b.re.v->rank, cb);
     RF_CHECK(L);
     if (ka != kb) return rf_fail(L, n, RF_ERR_INVALID, "tensordot: %d dims against %d", ka, kb);
-    return publish(L, n, contract(L, n, a, b, (size_t)ka, ca, cb));
+    return rf_publish_cx(L, n, contract(L, n, a, b, (size_t)ka, ca, cb));
 }
 
 /* inner(a, b): a product with a scalar, else tensordot over the last dims. */
@@ -161,9 +156,9 @@ static rf_status inner(rf_lowering *L, const rf_node *n) {
     rf_cx a = operand(L, n, "self"), b = operand(L, n, "other");
     RF_CHECK(L);
     if (!rank_ok(L, n, a) || !rank_ok(L, n, b)) return rf_status_of(L);
-    if (a.re.v->rank == 0 || b.re.v->rank == 0) return publish(L, n, rf_cx_mul_eager(L, a, b));
+    if (a.re.v->rank == 0 || b.re.v->rank == 0) return rf_publish_cx(L, n, rf_cx_mul_eager(L, a, b));
     int64_t ca = a.re.v->rank - 1, cb = b.re.v->rank - 1;
-    return publish(L, n, contract(L, n, a, b, 1, &ca, &cb));
+    return rf_publish_cx(L, n, contract(L, n, a, b, 1, &ca, &cb));
 }
 
 /* bilinear(x1, x2, W, b)[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o], as torch flattens the batch:
@@ -195,7 +190,7 @@ static rf_status bilinear(rf_lowering *L, const rf_node *n) {
     else if (rank > 2) y = cx_unflatten(L, y, 0, (size_t)(rank - 1), batch);
     const rf_attr *b = rf_node_arg(n, "bias");
     if (b && b->kind != RF_A_NONE) y = rf_cx_add(L, y, operand(L, n, "bias"));
-    return publish(L, n, y);
+    return rf_publish_cx(L, n, y);
 }
 
 /* The product of ms[i..j] in the order order[i][j] chose (the split after which the two halves meet). */
@@ -256,7 +251,7 @@ static rf_status multi_dot(rf_lowering *L, const rf_node *n) {
     rf_cx r = chain(L, ms, order, 0, count - 1);
     if (col) r = cx_squeeze(L, r, -1);
     if (row) r = cx_squeeze(L, r, 0);
-    return publish(L, n, r);
+    return rf_publish_cx(L, n, r);
 }
 
 const rf_rule_entry rf_rules_composite[] = {

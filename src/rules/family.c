@@ -158,6 +158,20 @@ rf_status rf_lower_unary_cx_plain(rf_lowering *L, const rf_node *n, rf_cx_unary_
     return unary_cx(L, n, NULL, fn);
 }
 
+rf_status rf_publish_cx(rf_lowering *L, const rf_node *n, rf_cx r) {
+    RF_CHECK(L);
+    rf_set_cx(L, n->outs[0], r);
+    return RF_OK;
+}
+
+rf_status rf_lower_binary_cx(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name,
+                             rf_cx_binary_fn fn) {
+    rf_dtype w = rf_work_dtype(L, n);
+    rf_cx a = rf_in_cx(L, n, a_name, w), b = rf_in_cx(L, n, b_name, w);
+    RF_CHECK(L);
+    return rf_publish_cx(L, n, fn(L, a, b));
+}
+
 rf_value *rf_cx_nonzero(rf_lowering *L, rf_cx z) {
     rf_value *re = rf_b_cmp(L, "ne", z.re, rf_num(0.0));
     if (z.im_zero) return re;

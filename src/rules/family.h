@@ -20,6 +20,13 @@ rf_status rf_lower_unary_cx(rf_lowering *L, const rf_node *n, rf_cx_unary_fn fn)
 /* The same for functions that do not depend on the working dtype. */
 rf_status rf_lower_unary_cx_plain(rf_lowering *L, const rf_node *n, rf_cx_unary_plain_fn fn);
 
+/* A binary complex function of `a_name` and `b_name`, both read in the working dtype, with a complex result. */
+typedef rf_cx (*rf_cx_binary_fn)(rf_lowering *L, rf_cx a, rf_cx b);
+rf_status rf_lower_binary_cx(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name,
+                             rf_cx_binary_fn fn);
+/* r as the node's (first) result, once nothing has failed. */
+rf_status rf_publish_cx(rf_lowering *L, const rf_node *n, rf_cx r);
+
 /* z != 0 as a bool tensor: either part nonzero (NaN counts as nonzero). */
 rf_value *rf_cx_nonzero(rf_lowering *L, rf_cx z);
 /* The node applied to the truth values (z != 0) of its complex operands, for

@@ -19,90 +19,55 @@ static void check_errors(rf_lowering *L, rf_value *info, const char *api) {
 /* linalg_solve raises on a singular A; linalg_solve_ex returns (result, info) instead. */
 static rf_status solve_common(rf_lowering *L, const rf_node *n, int ex) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "A", w), b = cm_in(L, n, "B", w);
+    rf_cx a = rf_lx_in(L, n, "A", w), b = rf_lx_in(L, n, "B", w);
     int64_t size;
-    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re, 1, "B")) return rf_status_of(L);
-    int left = rf_opt_bool(n, "left", 1), vec = b.re->rank < 2;
-    if (!vec && b.re->rank == a.re->rank - 1) {
+    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re.v, 1, "B")) return rf_status_of(L);
+    int left = rf_opt_bool(n, "left", 1), vec = b.re.v->rank < 2;
+    if (!vec && b.re.v->rank == a.re.v->rank - 1) {
         vec = 1;
-        for (int i = 0; i < b.re->rank && vec; i++)
-            vec = !a.re->dims[i].sym && !b.re->dims[i].sym && a.re->dims[i].size == b.re->dims[i].size;
+        for (int i = 0; i < b.re.v->rank && vec; i++)
+            vec = !a.re.v->dims[i].sym && !b.re.v->dims[i].sym && a.re.v->dims[i].size == b.re.v->dims[i].size;
     }
     rf_value *info = NULL;
-    cm x;
-    if (vec) x = rf_lx_cm_sq(L, rf_lx_emb_solve_op_info(L, a, rf_lx_cm_unsq(L, b, -1), size, left ? 0 : 1, &info), -1);
+    rf_cx x;
+    if (vec) x = rf_lx_sq(L, rf_lx_emb_solve_op_info(L, a, rf_lx_unsq(L, b, -1), size, left ? 0 : 1, &info), -1);
     else if (left) x = rf_lx_emb_solve_info(L, a, b, size, &info);
-    else x = rf_lx_cm_tr(L, rf_lx_emb_solve_op_info(L, a, rf_lx_cm_tr(L, b), size, 1, &info));
+    else x = rf_lx_tr(L, rf_lx_emb_solve_op_info(L, a, rf_lx_tr(L, b), size, 1, &info));
     if (!ex) check_errors(L, info, "torch.linalg.solve");
     else if (rf_opt_bool(n, "check_errors", 0)) check_errors(L, info, "torch.linalg.solve_ex");
     RF_CHECK(L);
     if (ex) rf_set_real(L, n->outs[1], info);
-    return set_cm(L, n->outs[0], x);
+    return rf_lx_set(L, n->outs[0], x);
 }
 static rf_status linalg_solve(rf_lowering *L, const rf_node *n) { return solve_common(L, n, 0); }
 static rf_status linalg_solve_ex(rf_lowering *L, const rf_node *n) { return solve_common(L, n, 1); }
 
-static cm inverse(rf_lowering *L, const rf_node *n, cm a) {
+static rf_cx inverse(rf_lowering *L, const rf_node *n, rf_cx a) {
     int64_t size;
     rf_value *info = NULL;
     if (!rf_lx_is_square(L, n, a, &size)) return a;
-    cm x = rf_lx_emb_inv(L, a, size, &info);
+    rf_cx x = rf_lx_emb_inv(L, a, size, &info);
     check_errors(L, info, "linalg.inv");
     return x;
 }
 
 static rf_status linalg_inv(rf_lowering *L, const rf_node *n) {
-    cm x = inverse(L, n, cm_in(L, n, "A", rf_work_dtype(L, n)));
-    return set_cm(L, n->outs[0], x);
-}
-
-static int square_lu(rf_lowering *L, const rf_node *n, const char *arg, rf_dtype w, lu_res *f, int64_t *size) {
-    cm a = cm_in(L, n, arg, w);
-    if (!rf_lx_is_square(L, n, a, size) || !rf_lx_unroll_ok(L, n, *size)) return 0;
-    rf_lx_lu_factor(L, a, *size, *size, w, f);
-    return rf_status_of(L) == RF_OK;
-}
-
-static rf_cx diag_entry(rf_lowering *L, cm lu, int64_t i) {
-    return rf_cx_values(rf_b_select(L, rf_b_select(L, lu.re, -2, i), -1, i),
-                        rf_b_select(L, rf_b_select(L, lu.im, -2, i), -1, i));
+    rf_cx x = inverse(L, n, rf_lx_in(L, n, "A", rf_work_dtype(L, n)));
+    return rf_lx_set(L, n->outs[0], x);
 }
 
 static rf_status linalg_det(rf_lowering *L, const rf_node *n) {
     lu_res f = {0};
     int64_t size;
-    if (!square_lu(L, n, "A", rf_work_dtype(L, n), &f, &size)) return rf_status_of(L);
-    rf_cx det;
-    if (size == 0) {
-        rf_value *z = rf_lx_batch_zero(L, f.lu.re);
-        det = rf_cx_values(rf_b_add(L, rf_val(z), rf_num(1)).v, z);
-    } else {
-        det = rf_cx_scale(L, diag_entry(L, f.lu, 0), rf_val(rf_b_squeeze(L, f.sign, -1)));
-        for (int64_t i = 1; i < size; i++) det = rf_cx_mul(L, det, diag_entry(L, f.lu, i));
-    }
-    RF_CHECK(L);
-    rf_set_cx(L, n->outs[0], det);
-    return RF_OK;
+    if (!rf_lx_square_lu(L, n, "A", rf_work_dtype(L, n), &f, &size)) return rf_status_of(L);
+    return rf_lx_set(L, n->outs[0], rf_lx_lu_det(L, &f, size));
 }
 
-/* sign and log|det| from the LU: sign = perm sign * prod sgn(u_ii), log|det| = sum log|u_ii|. */
 static int slogdet(rf_lowering *L, const rf_node *n, const char *arg, rf_dtype w, rf_cx *sign, rf_rv *logabs) {
     lu_res f = {0};
     int64_t size;
-    if (!square_lu(L, n, arg, w, &f, &size)) return 0;
-    if (size == 0) {
-        rf_value *z = rf_lx_batch_zero(L, f.lu.re);
-        *sign = rf_cx_values(rf_b_add(L, rf_val(z), rf_num(1)).v, z);
-        *logabs = rf_val(z);
-        return rf_status_of(L) == RF_OK;
-    }
-    *sign = rf_cx_real(rf_val(rf_b_squeeze(L, f.sign, -1)));
-    *logabs = rf_num(0);
-    for (int64_t i = 0; i < size; i++) {
-        rf_cx d = diag_entry(L, f.lu, i);
-        *sign = rf_cx_mul(L, *sign, rf_cx_sgn(L, d));
-        *logabs = rf_b_add(L, *logabs, rf_b_fn(L, "aten.log.default", rf_cx_abs(L, d)));
-    }
+    if (!rf_lx_square_lu(L, n, arg, w, &f, &size)) return 0;
+    rf_lx_lu_slogdet(L, &f, size, sign, logabs);
     return rf_status_of(L) == RF_OK;
 }
 
@@ -128,26 +93,26 @@ static rf_status logdet(rf_lowering *L, const rf_node *n) {
 
 static rf_status linalg_cholesky(rf_lowering *L, const rf_node *n) {
     rf_value *info = NULL;
-    cm f = rf_lx_chol(L, n, cm_in(L, n, "self", rf_work_dtype(L, n)), rf_opt_bool(n, "upper", 0), &info);
+    rf_cx f = rf_lx_chol(L, n, rf_lx_in(L, n, "self", rf_work_dtype(L, n)), rf_opt_bool(n, "upper", 0), &info);
     check_errors(L, info, "linalg.cholesky");
-    return set_cm(L, n->outs[0], f);
+    return rf_lx_set(L, n->outs[0], f);
 }
 
 /* linalg_lu_factor (LU, pivots; raises on a zero pivot) and _lu_with_info (LU, pivots, info). */
 static rf_status lu_factor_like(rf_lowering *L, const rf_node *n, const char *arg, const char *api) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, arg, w);
+    rf_cx a = rf_lx_in(L, n, arg, w);
     int64_t m, c;
     if (!rf_opt_bool(n, "pivot", 1)) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: LU without pivoting is not lowered (torch has it on CUDA only)", n->op);
         return rf_status_of(L);
     }
-    if (!rf_lx_mat_size(L, n, a.re, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c)) return rf_status_of(L);
+    if (!rf_lx_mat_size(L, n, a.re.v, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c)) return rf_status_of(L);
     lu_res f = {0};
     rf_lx_lu_factor(L, a, m, c, w, &f);
     RF_CHECK(L);
     if (api && rf_opt_bool(n, "check_errors", 1)) check_errors(L, f.info, api);
-    set_cm(L, n->outs[0], f.lu);
+    rf_lx_set(L, n->outs[0], f.lu);
     rf_set_real(L, n->outs[1], f.pivots);
     if (n->nouts > 2) rf_set_real(L, n->outs[2], f.info);
     return RF_OK;
@@ -163,20 +128,18 @@ static rf_status lu_with_info(rf_lowering *L, const rf_node *n) {
 /* lu_solve(B, LU, pivots): X with P L U X = B. */
 static rf_status lu_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm b = cm_in(L, n, "self", w), lu = cm_in(L, n, "LU_data", w);
+    rf_cx b = rf_lx_in(L, n, "self", w), lu = rf_lx_in(L, n, "LU_data", w);
     rf_value *piv = rf_in_real(L, n, "LU_pivots");
     int64_t size;
-    if (!rf_lx_is_square(L, n, lu, &size) || !rf_lx_unroll_ok(L, n, size) || !rf_lx_pivots_ok(L, n, piv, size) ||
-        !rf_lx_rank_at_least(L, n, b.re, 2, "self"))
-        return rf_status_of(L);
-    cm a = rf_lx_lu_rebuild(L, lu, piv, size, w);
-    return set_cm(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
+    rf_cx a;
+    if (!rf_lx_lu_operands(L, n, lu, piv, b, "self", w, &a, &size)) return rf_status_of(L);
+    return rf_lx_set(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
 }
 
 /* A^k by repeated squaring (A^-1 first for k < 0); k == 0 gives the identity. */
 static rf_status linalg_matrix_power(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "self", w);
+    rf_cx a = rf_lx_in(L, n, "self", w);
     int64_t k, size;
     if (rf_opt_int(n, "n", &k) != 1) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs a static exponent", n->op);
@@ -185,18 +148,18 @@ static rf_status linalg_matrix_power(rf_lowering *L, const rf_node *n) {
     if (!rf_lx_is_square(L, n, a, &size)) return rf_status_of(L);
     if (k < 0) a = inverse(L, n, a);
     uint64_t e = k < 0 ? (uint64_t)0 - (uint64_t)k : (uint64_t)k;
-    cm r = {NULL, NULL};
+    rf_cx r = rf_cx_values(NULL, NULL);
     if (e == 0) { /* the identity, batch-shaped like A */
         rf_value *ri = rf_lx_iota(L, size, 1), *ci = rf_lx_iota(L, size, 2);
         rf_value *eye = rf_b_cast(L, rf_b_cmp(L, "eq", rf_val(ri), rf_val(ci)), w);
-        r.re = rf_b_add(L, rf_val(rf_b_zeros_like(L, a.re)), rf_val(eye)).v;
-        r.im = rf_b_zeros_like(L, a.re);
+        rf_value *re = rf_b_add(L, rf_val(rf_b_zeros_like(L, a.re.v)), rf_val(eye)).v;
+        r = rf_cx_values(re, rf_b_zeros_like(L, a.re.v));
     }
     for (; e && rf_status_of(L) == RF_OK; e >>= 1) {
-        if (e & 1) r = r.re ? rf_lx_cm_matmul(L, r, a) : a;
-        if (e > 1) a = rf_lx_cm_matmul(L, a, a);
+        if (e & 1) r = r.re.v ? rf_lx_matmul(L, r, a) : a;
+        if (e > 1) a = rf_lx_matmul(L, a, a);
     }
-    return set_cm(L, n->outs[0], r);
+    return rf_lx_set(L, n->outs[0], r);
 }
 
 /* The product of a value's static dims [from, to), or -1. */
@@ -218,29 +181,29 @@ static rf_value *reshape(rf_lowering *L, rf_value *x, int rank, const int64_t *s
     return rf_b_op(L, "aten.reshape.default", 2, args, x->dtype, rank, d, "_rs");
 }
 
-static cm cm_reshape(rf_lowering *L, cm a, int rank, const int64_t *sizes) {
-    cm r = {reshape(L, a.re, rank, sizes), reshape(L, a.im, rank, sizes)};
-    return r;
+static rf_cx cm_reshape(rf_lowering *L, rf_cx a, int rank, const int64_t *sizes) {
+    rf_value *re = reshape(L, a.re.v, rank, sizes);
+    return rf_cx_values(re, reshape(L, a.im.v, rank, sizes));
 }
 
 /* tensorinv(A, ind): A reshaped to (prod(shape[:ind]), prod(shape[ind:])), inverted, reshaped to
  * shape[ind:] + shape[:ind]. */
 static rf_status linalg_tensorinv(rf_lowering *L, const rf_node *n) {
-    cm a = cm_in(L, n, "self", rf_work_dtype(L, n));
+    rf_cx a = rf_lx_in(L, n, "self", rf_work_dtype(L, n));
     int64_t ind = 2;
     if (rf_opt_int(n, "ind", &ind) < 0 || rf_status_of(L) != RF_OK) return rf_status_of(L);
-    int r = a.re->rank;
+    int r = a.re.v->rank;
     const rf_value *out = n->outs[0];
-    int64_t rows = r >= 0 && ind > 0 && ind < r ? dims_prod(a.re, 0, (int)ind) : -1;
-    int64_t cols = rows >= 0 ? dims_prod(a.re, (int)ind, r) : -1;
+    int64_t rows = r >= 0 && ind > 0 && ind < r ? dims_prod(a.re.v, 0, (int)ind) : -1;
+    int64_t cols = rows >= 0 ? dims_prod(a.re.v, (int)ind, r) : -1;
     if (rows < 0 || rows != cols || out->rank != r || r > 64) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs static sizes with prod(shape[:ind]) == prod(shape[ind:])", n->op);
         return rf_status_of(L);
     }
     int64_t sq[2] = {rows, cols}, back[64];
-    for (int i = 0; i < r; i++) back[i] = i < r - ind ? a.re->dims[ind + i].size : a.re->dims[i - (r - ind)].size;
-    cm x = inverse(L, n, cm_reshape(L, a, 2, sq));
-    return set_cm(L, n->outs[0], cm_reshape(L, x, r, back));
+    for (int i = 0; i < r; i++) back[i] = i < r - ind ? a.re.v->dims[ind + i].size : a.re.v->dims[i - (r - ind)].size;
+    rf_cx x = inverse(L, n, cm_reshape(L, a, 2, sq));
+    return rf_lx_set(L, n->outs[0], cm_reshape(L, x, r, back));
 }
 
 static rf_value *permute(rf_lowering *L, rf_value *x, int rank, const int64_t *perm) {
@@ -255,9 +218,9 @@ static rf_value *permute(rf_lowering *L, rf_value *x, int rank, const int64_t *p
  * prod(rest)), B flattened, solved, the result reshaped to A.shape[B.ndim:]. */
 static rf_status linalg_tensorsolve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "self", w), b = cm_in(L, n, "other", w);
+    rf_cx a = rf_lx_in(L, n, "self", w), b = rf_lx_in(L, n, "other", w);
     if (rf_status_of(L) != RF_OK) return rf_status_of(L);
-    int ra = a.re->rank, rb = b.re->rank;
+    int ra = a.re.v->rank, rb = b.re.v->rank;
     if (ra < 0 || rb < 0 || rb >= ra || ra > 64) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs known ranks with B.ndim < A.ndim <= 64", n->op);
         return rf_status_of(L);
@@ -279,21 +242,21 @@ static rf_status linalg_tensorsolve(rf_lowering *L, const rf_node *n) {
         if (!taken[i]) perm[k++] = i;
     for (int i = 0; i < nd; i++) perm[k++] = moved[i];
     if (nd) {
-        cm p = {permute(L, a.re, ra, perm), permute(L, a.im, ra, perm)};
-        a = p;
+        rf_value *re = permute(L, a.re.v, ra, perm);
+        a = rf_cx_values(re, permute(L, a.im.v, ra, perm));
         RF_CHECK(L);
     }
-    int64_t rows = dims_prod(b.re, 0, rb), cols = dims_prod(a.re, rb, ra);
-    if (rows < 0 || rows != cols || dims_prod(a.re, 0, rb) != rows) {
+    int64_t rows = dims_prod(b.re.v, 0, rb), cols = dims_prod(a.re.v, rb, ra);
+    if (rows < 0 || rows != cols || dims_prod(a.re.v, 0, rb) != rows) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: needs static sizes with prod(B.shape) == prod(A.shape[B.ndim:])", n->op);
         return rf_status_of(L);
     }
     int64_t sq[2] = {rows, cols}, col[2] = {rows, 1}, back[64];
-    for (int i = rb; i < ra; i++) back[i - rb] = a.re->dims[i].size;
+    for (int i = rb; i < ra; i++) back[i - rb] = a.re.v->dims[i].size;
     rf_value *info = NULL;
-    cm x = rf_lx_emb_solve_info(L, cm_reshape(L, a, 2, sq), cm_reshape(L, b, 2, col), rows, &info);
+    rf_cx x = rf_lx_emb_solve_info(L, cm_reshape(L, a, 2, sq), cm_reshape(L, b, 2, col), rows, &info);
     check_errors(L, info, "torch.linalg.solve");
-    return set_cm(L, n->outs[0], cm_reshape(L, x, ra - rb, back));
+    return rf_lx_set(L, n->outs[0], cm_reshape(L, x, ra - rb, back));
 }
 
 /* linalg solve family, export forms */

@@ -32,21 +32,21 @@ static int vector_rhs(const rf_value *a, const rf_value *b) {
 }
 
 /* X with A X = B (left) or X A = B, B a matrix. */
-static cm solve_sided(rf_lowering *L, cm a, cm b, int64_t size, int left, rf_value **info) {
+static rf_cx solve_sided(rf_lowering *L, rf_cx a, rf_cx b, int64_t size, int left, rf_value **info) {
     if (left) return rf_lx_emb_solve_info(L, a, b, size, info);
-    return rf_lx_cm_tr(L, rf_lx_emb_solve_op_info(L, a, rf_lx_cm_tr(L, b), size, 1, info));
+    return rf_lx_tr(L, rf_lx_emb_solve_op_info(L, a, rf_lx_tr(L, b), size, 1, info));
 }
 
 static rf_status linalg_solve_ex(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "A", w), b = cm_in(L, n, "B", w);
+    rf_cx a = rf_lx_in(L, n, "A", w), b = rf_lx_in(L, n, "B", w);
     int64_t size;
-    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re, 1, "B")) return rf_status_of(L);
+    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re.v, 1, "B")) return rf_status_of(L);
     int left = rf_opt_bool(n, "left", 1);
-    cm x;
+    rf_cx x;
     rf_value *info = NULL;
-    if (vector_rhs(a.re, b.re) || b.re->rank < 2)
-        x = rf_lx_cm_sq(L, rf_lx_emb_solve_op_info(L, a, rf_lx_cm_unsq(L, b, -1), size, left ? 0 : 1, &info), -1);
+    if (vector_rhs(a.re.v, b.re.v) || b.re.v->rank < 2)
+        x = rf_lx_sq(L, rf_lx_emb_solve_op_info(L, a, rf_lx_unsq(L, b, -1), size, left ? 0 : 1, &info), -1);
     else x = solve_sided(L, a, b, size, left, &info);
     lu_res f = {0};
     if (rf_value_is_used(L, n->outs[1]) || rf_value_is_used(L, n->outs[2])) {
@@ -57,11 +57,11 @@ static rf_status linalg_solve_ex(rf_lowering *L, const rf_node *n) {
     } else { /* nobody reads them: stand-ins of the right shape, which cleanup drops */
         int64_t dl = -1;
         f.lu = a;
-        f.pivots = rf_b_cast(L, rf_b_reduce(L, "aten.sum.dim_IntList", a.re, 1, &dl, 0), RF_DT_I32);
+        f.pivots = rf_b_cast(L, rf_b_reduce(L, "aten.sum.dim_IntList", a.re.v, 1, &dl, 0), RF_DT_I32);
     }
     RF_CHECK(L);
-    set_cm(L, n->outs[0], x);
-    set_cm(L, n->outs[1], f.lu);
+    rf_lx_set(L, n->outs[0], x);
+    rf_lx_set(L, n->outs[1], f.lu);
     rf_set_real(L, n->outs[2], f.pivots);
     rf_set_real(L, n->outs[3], info);
     return RF_OK;
@@ -69,122 +69,89 @@ static rf_status linalg_solve_ex(rf_lowering *L, const rf_node *n) {
 
 static rf_status linalg_inv_ex(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "A", w);
+    rf_cx a = rf_lx_in(L, n, "A", w);
     int64_t size;
     if (!rf_lx_is_square(L, n, a, &size)) return rf_status_of(L);
     rf_value *info = NULL;
-    cm x = rf_lx_emb_inv(L, a, size, &info);
+    rf_cx x = rf_lx_emb_inv(L, a, size, &info);
     RF_CHECK(L);
-    set_cm(L, n->outs[0], x);
+    rf_lx_set(L, n->outs[0], x);
     rf_set_real(L, n->outs[1], info);
     return RF_OK;
 }
 
 static rf_status linalg_solve_triangular(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm a = cm_in(L, n, "self", w), b = cm_in(L, n, "B", w);
+    rf_cx a = rf_lx_in(L, n, "self", w), b = rf_lx_in(L, n, "B", w);
     int64_t size;
-    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re, 2, "B")) return rf_status_of(L);
+    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re.v, 2, "B")) return rf_status_of(L);
     a = rf_lx_triangle(L, a, size, size, rf_opt_bool(n, "upper", 0), 0, rf_opt_bool(n, "unitriangular", 0));
-    return set_cm(L, n->outs[0], solve_sided(L, a, b, size, rf_opt_bool(n, "left", 1), NULL));
+    return rf_lx_set(L, n->outs[0], solve_sided(L, a, b, size, rf_opt_bool(n, "left", 1), NULL));
 }
 
 static rf_status triangular_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm b = cm_in(L, n, "self", w), a = cm_in(L, n, "A", w);
+    rf_cx b = rf_lx_in(L, n, "self", w), a = rf_lx_in(L, n, "A", w);
     int64_t size;
-    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re, 2, "self")) return rf_status_of(L);
-    cm t = rf_lx_triangle(L, a, size, size, rf_opt_bool(n, "upper", 1), 0, rf_opt_bool(n, "unitriangular", 0));
-    cm x = rf_lx_emb_solve_op(L, t, b, size, rf_opt_bool(n, "transpose", 0) ? 1 : 0);
-    set_cm(L, n->outs[0], x);
-    return set_cm(L, n->outs[1], a);
+    if (!rf_lx_is_square(L, n, a, &size) || !rf_lx_rank_at_least(L, n, b.re.v, 2, "self")) return rf_status_of(L);
+    rf_cx t = rf_lx_triangle(L, a, size, size, rf_opt_bool(n, "upper", 1), 0, rf_opt_bool(n, "unitriangular", 0));
+    rf_cx x = rf_lx_emb_solve_op(L, t, b, size, rf_opt_bool(n, "transpose", 0) ? 1 : 0);
+    rf_lx_set(L, n->outs[0], x);
+    return rf_lx_set(L, n->outs[1], a);
 }
 
 static rf_status linalg_cholesky_ex(rf_lowering *L, const rf_node *n) {
     rf_value *info = NULL;
-    cm f = rf_lx_chol(L, n, cm_in(L, n, "self", rf_work_dtype(L, n)), rf_opt_bool(n, "upper", 0), &info);
+    rf_cx f = rf_lx_chol(L, n, rf_lx_in(L, n, "self", rf_work_dtype(L, n)), rf_opt_bool(n, "upper", 0), &info);
     RF_CHECK(L);
-    set_cm(L, n->outs[0], f);
+    rf_lx_set(L, n->outs[0], f);
     if (n->nouts > 1) rf_set_real(L, n->outs[1], info);
     return RF_OK;
 }
 
 static rf_status cholesky_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm b = cm_in(L, n, "self", w);
+    rf_cx b = rf_lx_in(L, n, "self", w);
     int64_t size;
-    if (!rf_lx_rank_at_least(L, n, b.re, 2, "self")) return rf_status_of(L);
-    cm a = rf_lx_from_factor(L, n, cm_in(L, n, "input2", w), rf_opt_bool(n, "upper", 0), &size);
+    if (!rf_lx_rank_at_least(L, n, b.re.v, 2, "self")) return rf_status_of(L);
+    rf_cx a = rf_lx_from_factor(L, n, rf_lx_in(L, n, "input2", w), rf_opt_bool(n, "upper", 0), &size);
     RF_CHECK(L);
-    return set_cm(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
+    return rf_lx_set(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
 }
 
 static rf_status cholesky_inverse(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     int64_t size;
-    cm a = rf_lx_from_factor(L, n, cm_in(L, n, "self", w), rf_opt_bool(n, "upper", 0), &size);
+    rf_cx a = rf_lx_from_factor(L, n, rf_lx_in(L, n, "self", w), rf_opt_bool(n, "upper", 0), &size);
     RF_CHECK(L);
     rf_value *info = NULL;
-    return set_cm(L, n->outs[0], rf_lx_emb_inv(L, a, size, &info));
+    return rf_lx_set(L, n->outs[0], rf_lx_emb_inv(L, a, size, &info));
 }
 
-/* The LU of a square A for det and slogdet; its diagonal entries go to d[]. */
-static int square_lu(rf_lowering *L, const rf_node *n, rf_dtype w, lu_res *f, int64_t *size) {
-    cm a = cm_in(L, n, "A", w);
-    if (!rf_lx_is_square(L, n, a, size) || !rf_lx_unroll_ok(L, n, *size)) return 0;
-    rf_lx_lu_factor(L, a, *size, *size, w, f);
-    return rf_status_of(L) == RF_OK;
-}
-
-static rf_cx diag_entry(rf_lowering *L, cm lu, int64_t i) {
-    return rf_cx_values(rf_b_select(L, rf_b_select(L, lu.re, -2, i), -1, i),
-                        rf_b_select(L, rf_b_select(L, lu.im, -2, i), -1, i));
-}
-
+/* _linalg_det and _linalg_slogdet also return the LU and pivots they came from. */
 static rf_status linalg_det(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_work_dtype(L, n);
     lu_res f = {0};
     int64_t size;
-    if (!square_lu(L, n, w, &f, &size)) return rf_status_of(L);
-    rf_cx det;
-    if (size == 0) {
-        rf_value *z = rf_lx_batch_zero(L, f.lu.re);
-        det = rf_cx_values(rf_b_add(L, rf_val(z), rf_num(1)).v, z);
-    } else {
-        det = rf_cx_scale(L, diag_entry(L, f.lu, 0), rf_val(rf_b_squeeze(L, f.sign, -1)));
-        for (int64_t i = 1; i < size; i++) det = rf_cx_mul(L, det, diag_entry(L, f.lu, i));
-    }
+    if (!rf_lx_square_lu(L, n, "A", rf_work_dtype(L, n), &f, &size)) return rf_status_of(L);
+    rf_cx det = rf_lx_lu_det(L, &f, size);
     RF_CHECK(L);
     rf_set_cx(L, n->outs[0], det);
-    set_cm(L, n->outs[1], f.lu);
+    rf_lx_set(L, n->outs[1], f.lu);
     rf_set_real(L, n->outs[2], f.pivots);
     return RF_OK;
 }
 
 static rf_status linalg_slogdet(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_component_of(L, n->outs[0]->dtype);
     lu_res f = {0};
     int64_t size;
-    if (!square_lu(L, n, w, &f, &size)) return rf_status_of(L);
+    if (!rf_lx_square_lu(L, n, "A", rf_component_of(L, n->outs[0]->dtype), &f, &size)) return rf_status_of(L);
     rf_cx sign;
     rf_rv logabs;
-    if (size == 0) {
-        rf_value *z = rf_lx_batch_zero(L, f.lu.re);
-        sign = rf_cx_values(rf_b_add(L, rf_val(z), rf_num(1)).v, z);
-        logabs = rf_val(z);
-    } else {
-        sign = rf_cx_real(rf_val(rf_b_squeeze(L, f.sign, -1)));
-        logabs = rf_num(0);
-        for (int64_t i = 0; i < size; i++) {
-            rf_cx d = diag_entry(L, f.lu, i);
-            sign = rf_cx_mul(L, sign, rf_cx_sgn(L, d));
-            logabs = rf_b_add(L, logabs, rf_b_fn(L, "aten.log.default", rf_cx_abs(L, d)));
-        }
-    }
+    rf_lx_lu_slogdet(L, &f, size, &sign, &logabs);
     RF_CHECK(L);
     rf_set_cx(L, n->outs[0], sign);
     rf_set_real(L, n->outs[1], logabs.v);
-    set_cm(L, n->outs[2], f.lu);
+    rf_lx_set(L, n->outs[2], f.lu);
     rf_set_real(L, n->outs[3], f.pivots);
     return RF_OK;
 }
@@ -197,8 +164,8 @@ static int pivoting(rf_lowering *L, const rf_node *n) {
 
 /* The pivoted complex LU of the node's `A` (m x c); 0 when refused or failed. */
 static int lu_of_input(rf_lowering *L, const rf_node *n, rf_dtype w, int64_t *m, int64_t *c, lu_res *f) {
-    cm a = cm_in(L, n, "A", w);
-    if (!pivoting(L, n) || !rf_lx_mat_size(L, n, a.re, m, c) || !rf_lx_unroll_ok(L, n, *m < *c ? *m : *c)) return 0;
+    rf_cx a = rf_lx_in(L, n, "A", w);
+    if (!pivoting(L, n) || !rf_lx_mat_size(L, n, a.re.v, m, c) || !rf_lx_unroll_ok(L, n, *m < *c ? *m : *c)) return 0;
     rf_lx_lu_factor(L, a, *m, *c, w, f);
     return 1;
 }
@@ -208,7 +175,7 @@ static rf_status linalg_lu_factor_ex(rf_lowering *L, const rf_node *n) {
     lu_res f = {0};
     if (!lu_of_input(L, n, rf_work_dtype(L, n), &m, &c, &f)) return rf_status_of(L);
     RF_CHECK(L);
-    set_cm(L, n->outs[0], f.lu);
+    rf_lx_set(L, n->outs[0], f.lu);
     rf_set_real(L, n->outs[1], f.pivots);
     rf_set_real(L, n->outs[2], f.info);
     return RF_OK;
@@ -219,47 +186,45 @@ static rf_status linalg_lu(rf_lowering *L, const rf_node *n) {
     int64_t m, c;
     lu_res f = {0};
     if (!lu_of_input(L, n, w, &m, &c, &f)) return rf_status_of(L);
-    cm lo, up;
+    rf_cx lo, up;
     rf_lx_unpack_lu(L, f.lu, m, c, &lo, &up);
     RF_CHECK(L);
-    set_cm(L, n->outs[0], rf_lx_perm_matrix(L, f.perm, m, w));
-    set_cm(L, n->outs[1], lo);
-    return set_cm(L, n->outs[2], up);
+    rf_lx_set(L, n->outs[0], rf_lx_perm_matrix(L, f.perm, m, w));
+    rf_lx_set(L, n->outs[1], lo);
+    return rf_lx_set(L, n->outs[2], up);
 }
 
 static rf_status lu_unpack(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm lu = cm_in(L, n, "LU_data", w);
+    rf_cx lu = rf_lx_in(L, n, "LU_data", w);
     rf_value *piv = rf_in_real(L, n, "LU_pivots");
     int64_t m, c;
     if (!rf_opt_bool(n, "unpack_data", 1) || !rf_opt_bool(n, "unpack_pivots", 1)) {
         rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s: only unpack_data=True, unpack_pivots=True are lowered", n->op);
         return rf_status_of(L);
     }
-    if (!rf_lx_mat_size(L, n, lu.re, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c) || !rf_lx_pivots_ok(L, n, piv, m < c ? m : c))
+    if (!rf_lx_mat_size(L, n, lu.re.v, &m, &c) || !rf_lx_unroll_ok(L, n, m < c ? m : c) || !rf_lx_pivots_ok(L, n, piv, m < c ? m : c))
         return rf_status_of(L);
-    cm lo, up;
+    rf_cx lo, up;
     rf_lx_unpack_lu(L, lu, m, c, &lo, &up);
-    rf_value *perm = rf_lx_perm_of_pivots(L, piv, m, m < c ? m : c, lu.re);
+    rf_value *perm = rf_lx_perm_of_pivots(L, piv, m, m < c ? m : c, lu.re.v);
     RF_CHECK(L);
-    set_cm(L, n->outs[0], rf_lx_perm_matrix(L, perm, m, w));
-    set_cm(L, n->outs[1], lo);
-    return set_cm(L, n->outs[2], up);
+    rf_lx_set(L, n->outs[0], rf_lx_perm_matrix(L, perm, m, w));
+    rf_lx_set(L, n->outs[1], lo);
+    return rf_lx_set(L, n->outs[2], up);
 }
 
 static rf_status linalg_lu_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
-    cm lu = cm_in(L, n, "LU", w), b = cm_in(L, n, "B", w);
+    rf_cx lu = rf_lx_in(L, n, "LU", w), b = rf_lx_in(L, n, "B", w);
     rf_value *piv = rf_in_real(L, n, "pivots");
     int64_t size;
-    if (!rf_lx_is_square(L, n, lu, &size) || !rf_lx_unroll_ok(L, n, size) || !rf_lx_pivots_ok(L, n, piv, size) ||
-        !rf_lx_rank_at_least(L, n, b.re, 2, "B"))
-        return rf_status_of(L);
-    cm a = rf_lx_lu_rebuild(L, lu, piv, size, w);
+    rf_cx a;
+    if (!rf_lx_lu_operands(L, n, lu, piv, b, "B", w, &a, &size)) return rf_status_of(L);
     int left = rf_opt_bool(n, "left", 1), adj = rf_opt_bool(n, "adjoint", 0);
-    cm x = left ? rf_lx_emb_solve_op(L, a, b, size, adj ? 2 : 0)
-                : rf_lx_cm_tr(L, rf_lx_emb_solve_op(L, a, rf_lx_cm_tr(L, b), size, adj ? 3 : 1));
-    return set_cm(L, n->outs[0], x);
+    rf_cx x = left ? rf_lx_emb_solve_op(L, a, b, size, adj ? 2 : 0)
+                : rf_lx_tr(L, rf_lx_emb_solve_op(L, a, rf_lx_tr(L, b), size, adj ? 3 : 1));
+    return rf_lx_set(L, n->outs[0], x);
 }
 
 /* linalg solve family */
