@@ -140,12 +140,12 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     static char *kwlist[] = {"text", "truncate_double", "cleanup", "graph", "fft", "planar", "rotary_op",
-                             "target", "pair_words", NULL};
+                             "target", "pair_words", "division", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0, pair_words = 0;
-    int planar = 0, target = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipip", kwlist, &text, &truncate_double, &cleanup,
-                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words))
+    int planar = 0, target = 0, division = RF_DIV_C10;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipipi", kwlist, &text, &truncate_double, &cleanup,
+                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words, &division))
         return NULL;
     if (planar < 0 || ((unsigned)planar & ~(unsigned)(RF_PLANAR_CONSTS | RF_PLANAR_INPUTS))) {
         PyErr_Format(PyExc_ValueError, "planar %d is not a set of RF_PLANAR_* bits (0 to %d)", planar,
@@ -160,6 +160,10 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_Format(PyExc_ValueError, "fft strategy %d is not one of the core's (0 to %d)", fft, RF_FFT_ONNX_DFT);
         return NULL;
     }
+    if (!rf_division_name((rf_division)division)) {
+        PyErr_Format(PyExc_ValueError, "division %d is not one of the core's algorithms", division);
+        return NULL;
+    }
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_lower_options opt;
@@ -171,6 +175,7 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.rotary_op = rotary_op;
     opt.pair_words = pair_words;
     opt.target = (unsigned)target;
+    opt.division = (rf_division)division;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;
@@ -325,13 +330,52 @@ static PyObject *py_target_bit(PyObject *self, PyObject *arg) {
     return PyLong_FromUnsignedLong(bit);
 }
 
+/* Adds name -> code to d for each name the core gives; 0 on failure. */
+static int add_names(PyObject *d, const char *(*name_of)(int), int count) {
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromLong(i);
+        int bad = !v || PyDict_SetItemString(d, name_of(i), v) < 0;
+        Py_XDECREF(v);
+        if (bad) return 0;
+    }
+    return 1;
+}
+
+static const char *division_name(int i) { return rf_division_name((rf_division)i); }
+static const char *fft_name(int i) { return rf_fft_strategy_name((rf_fft_strategy)i); }
+
+/* {"target": {name: bit}, "fft": {name: code}, "division": {name: code}}: the spellings of the enumerated options,
+ * from the core, in its order. */
+static PyObject *py_option_names(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *targets = PyDict_New(), *ffts = PyDict_New(), *divisions = PyDict_New();
+    int ok = targets && ffts && divisions && add_names(ffts, fft_name, RF_FFT_ONNX_DFT + 1) &&
+             add_names(divisions, division_name, RF_DIV_SCALED + 1);
+    unsigned bit = 0;
+    for (size_t i = 0; ok && rf_target_name_at(i, &bit); i++) {
+        PyObject *v = PyLong_FromUnsignedLong(bit);
+        ok = v && PyDict_SetItemString(targets, rf_target_name_at(i, NULL), v) == 0;
+        Py_XDECREF(v);
+    }
+    if (!ok) {
+        Py_XDECREF(targets);
+        Py_XDECREF(ffts);
+        Py_XDECREF(divisions);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:N,s:N}", "target", targets, "fft", ffts, "division", divisions);
+}
+
 static PyMethodDef methods[] = {
     {"test_fail_allocation", py_test_fail_allocation, METH_O,
      "test_fail_allocation(k) -> the countdown replaced: the k-th core allocation from now fails (-1: none)"},
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, fft=0, planar=0, rotary_op=False, "
-     "target=0, pair_words=False) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, 2 onnx-dft; "
-     "planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit)"},
+     "target=0, pair_words=False, division=0) -> lowered text IR, or (text, graph) (fft, division: codes of "
+     "option_names(); planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit)"},
+    {"option_names", py_option_names, METH_NOARGS,
+     "option_names() -> dict: {'target': {name: bit}, 'fft': {name: code}, 'division': {name: code}}"},
     {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
     {"complex_nodes", py_complex_nodes, METH_O,
      "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},
