@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import realify
 import torch
-from realify import _core, _options, _version
+from realify import _core, _fx_to_ir, _options, _version
 from realify.backend import CompileEvent, lower_options
 from realify.lower import PLANAR_CONSTS, PLANAR_INPUTS, LowerOptions, lower_graph_module
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -40,7 +40,15 @@ def test_every_core_option_is_a_field() -> None:
     assert set(_options.USER_OPTIONS) == user
 
 
-def division_graph() -> torch.fx.GraphModule:
+@pytest.mark.parametrize("division", [-1, 2])
+def test_core_binding_rejects_an_unknown_division(division: int) -> None:
+    ir = _fx_to_ir.fx_to_ir(division_graph()[0]).text
+    with pytest.raises(ValueError, match="division"):
+        _core.lower(ir, division=division)
+    assert "aten.maximum.default" in _core.lower(ir, division=1)
+
+
+def division_graph() -> tuple[torch.fx.GraphModule, tuple[torch.Tensor, torch.Tensor]]:
     g = torch.Generator().manual_seed(3)
     z, w = (torch.randn(8, dtype=torch.complex64, generator=g) for _ in range(2))
     return make_fx(torch.div)(z, w), (z, w)
