@@ -146,12 +146,11 @@ def lower_options(name: str, given: dict[str, Any] | None = None) -> LowerOption
     given = given if given is not None else {}
     kw = {k: given.pop(k) for k in USER_OPTIONS if k in given}
     planar = kw.pop("planar", True)
-    check_flag("planar", planar)
     target = kw.pop("target", None)
-    check_name("target", target)  # None: the inner compiler's
-    target = target or DEFAULT_TARGETS.get(name, "portable")
+    if target is None:
+        target = DEFAULT_TARGETS.get(name, "portable")
     kw.setdefault("pair_words", name == "inductor" and target == "inductor")
-    return LowerOptions(**kw, planar=planar, planar_inputs=planar, target=target, inner=name)
+    return LowerOptions(**kw, planar=planar, planar_inputs=planar, target=target, inner=name)  # checks them all
 
 
 def compile_lowered(

@@ -20,10 +20,13 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import torch
 from torch.utils import _pytree as pytree
+
+if TYPE_CHECKING:
+    from ._options import LowerOptions
 
 EXIT_OK, EXIT_VERIFY, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -132,7 +135,7 @@ def _root_cause(e: BaseException) -> str:
     return f"{type(e).__name__}: {_first_line(e)}"
 
 
-def _lower_options(args: argparse.Namespace, onnx: bool) -> Any:
+def _lower_options(args: argparse.Namespace, onnx: bool) -> LowerOptions:
     """The flags as realify.LowerOptions. An ONNX file for ONNX's own receivers (no other --target) is lowered as
     realify.export_onnx lowers: RotaryEmbedding for RoPE from opset 23, DFT nodes for the FFTs with --fft onnx-dft
     (opset >= 17)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import realify
 import torch
-from realify import _core, _fx_to_ir, _options, _version
+from realify import _core, _fx_to_ir, _options, _version, cli
 from realify.backend import CompileEvent, lower_options
 from realify.lower import PLANAR_CONSTS, PLANAR_INPUTS, LowerOptions, lower_graph_module
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -38,6 +38,7 @@ def test_every_core_option_is_a_field() -> None:
     assert core == set(LowerOptions().core_kwargs())
     user = {f.name for f in dataclasses.fields(LowerOptions)} - {"inner", "planar_inputs"}
     assert set(_options.USER_OPTIONS) == user
+    assert set(cli.LOWERING_FLAGS) == user - {"fallback"}  # the CLI lowers programs: no eager fallback
 
 
 @pytest.mark.parametrize("division", [-1, 2])
