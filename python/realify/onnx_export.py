@@ -29,12 +29,12 @@ DFT_MATMULS_KEY = "realify.dft_matmuls"  # ONNX metadata: the model's FFTs are D
 
 
 def fft_strategy(fft: str, opset: int) -> str:
-    """The strategy an ONNX model of this opset gets: "auto" is "matmul" (faster in ONNX Runtime, see the module's
-    text); "onnx-dft" needs opset >= 17."""
-    resolve_fft(fft, None)  # a bad value fails here
-    if fft == "onnx-dft" and opset < DFT_MIN_OPSET:
+    """The strategy an ONNX model of this opset gets: "auto" is "matmul", as for any receiver realify.lower does not
+    know (and faster in ONNX Runtime, see the module's text); "onnx-dft" needs opset >= 17."""
+    strategy = resolve_fft(fft, None)
+    if strategy == "onnx-dft" and opset < DFT_MIN_OPSET:
         raise ValueError(f'fft="onnx-dft" needs ONNX opset >= {DFT_MIN_OPSET} (DFT); got opset {opset}')
-    return "matmul" if fft == "auto" else fft
+    return strategy
 
 
 def for_opset(options: LowerOptions, opset: int) -> LowerOptions:
