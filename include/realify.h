@@ -48,8 +48,14 @@ typedef enum rf_fft_strategy {
     RF_FFT_ONNX_DFT = 2, /* realify.dft: one forward DFT per axis with ONNX DFT's semantics (exported as DFT) */
 } rf_fft_strategy;
 
+/* The names front ends give these values ("c10", "scaled"; "matmul", "native", "onnx-dft"): the one spelling of
+ * each, which the Python options and realify-opt read; NULL for a value outside the enum. */
+const char *rf_division_name(rf_division d);
+const char *rf_fft_strategy_name(rf_fft_strategy s);
+
 typedef struct rf_lower_options {
-    int truncate_double;  /* complex128 lowers to float32 instead of float64 */
+    int truncate_double;  /* no float64 is left: complex128 lowers to float32 pairs, and real float64 inputs,
+                             constants, intermediates and dtype arguments become float32 (passes/narrow.c) */
     int cleanup;          /* run the peephole and dead-node passes (default 1) */
     rf_division division; /* complex division algorithm (default RF_DIV_C10) */
     rf_fft_strategy fft;  /* FFT lowering (default RF_FFT_MATMUL) */
@@ -158,6 +164,8 @@ int rf_opset_targets(const char *op, unsigned *targets);
 /* Bit of a target name ("core_aten", "tensorrt", "onnx", "executorch",
  * "openvino", "coreml"); 0 for an unknown name. */
 unsigned rf_target_bit(const char *name);
+/* Entry i of the names rf_target_bit knows and, through `bit` when not NULL, its bit; NULL past the end. */
+const char *rf_target_name_at(size_t i, unsigned *bit);
 
 #ifdef __cplusplus
 }

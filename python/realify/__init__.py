@@ -2,8 +2,11 @@
 
 from ._core import version as core_version
 from ._lowering import LoweringReport, check_real_only, lower_graph_module
+from ._options import LowerOptions
 from ._signature import Boundary, Signature
+from ._version import __version__
 from .artifact import load, save
+from .backend import register as _register_backend
 from .errors import (
     ArtifactError,
     ComplexDtypeRemainsError,
@@ -19,10 +22,6 @@ from .errors import (
 from .lower import lower
 from .onnx_export import export_onnx
 
-__version__ = "0.1.0"
-
-from .backend import register as _register_backend  # noqa: E402
-
 _register_backend()  # once, here: dynamo's own registration from its entry point races between threads
 
 __all__ = [
@@ -31,6 +30,7 @@ __all__ = [
     "ComplexDtypeRemainsError",
     "EagerFallbackWarning",
     "GraphCaptureError",
+    "LowerOptions",
     "LoweringReport",
     "RealifyError",
     "Signature",
@@ -39,6 +39,7 @@ __all__ = [
     "Tf32DftWarning",
     "UnsafeArtifactError",
     "UnsupportedOpError",
+    "__version__",
     "check_real_only",
     "core_version",
     "export_onnx",

@@ -195,13 +195,14 @@ static PyObject *py_patterns(PyObject *self, PyObject *unused) {
 static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
     static char *kwlist[] = {"text", "truncate_double", "cleanup", "graph", "fft", "planar", "rotary_op",
-                             "target", "pair_words", "disable", NULL};
+                             "target", "pair_words", "disable", "division", NULL};
     const char *text;
     int truncate_double = 0, cleanup = 1, want_graph = 0, fft = RF_FFT_MATMUL, rotary_op = 0, pair_words = 0;
-    int planar = 0, target = 0;
+    int planar = 0, target = 0, division = RF_DIV_C10;
     PyObject *disable = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipipO", kwlist, &text, &truncate_double, &cleanup,
-                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words, &disable))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|pppiipipOi", kwlist, &text, &truncate_double, &cleanup,
+                                     &want_graph, &fft, &planar, &rotary_op, &target, &pair_words, &disable,
+                                     &division))
         return NULL;
     unsigned patterns = rf_pattern_defaults();
     if (rotary_op) patterns |= rf_pattern_bit("rope.op"); /* the patterns the Python keywords have always named */
@@ -220,6 +221,10 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_Format(PyExc_ValueError, "fft strategy %d is not one of the core's (0 to %d)", fft, RF_FFT_ONNX_DFT);
         return NULL;
     }
+    if (!rf_division_name((rf_division)division)) {
+        PyErr_Format(PyExc_ValueError, "division %d is not one of the core's algorithms", division);
+        return NULL;
+    }
     rf_graph *g = parse_or_raise(text);
     if (!g) return NULL;
     rf_lower_options opt;
@@ -230,6 +235,7 @@ static PyObject *py_lower(PyObject *self, PyObject *args, PyObject *kwargs) {
     opt.planar = (unsigned)planar;
     opt.patterns = patterns;
     opt.target = (unsigned)target;
+    opt.division = (rf_division)division;
     rf_graph *out = NULL;
     rf_error err = {0};
     rf_status s;
@@ -386,16 +392,55 @@ static PyObject *py_target_bit(PyObject *self, PyObject *arg) {
     return PyLong_FromUnsignedLong(bit);
 }
 
+/* Adds name -> code to d for each name the core gives; 0 on failure. */
+static int add_names(PyObject *d, const char *(*name_of)(int), int count) {
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromLong(i);
+        int bad = !v || PyDict_SetItemString(d, name_of(i), v) < 0;
+        Py_XDECREF(v);
+        if (bad) return 0;
+    }
+    return 1;
+}
+
+static const char *division_name(int i) { return rf_division_name((rf_division)i); }
+static const char *fft_name(int i) { return rf_fft_strategy_name((rf_fft_strategy)i); }
+
+/* {"target": {name: bit}, "fft": {name: code}, "division": {name: code}}: the spellings of the enumerated options,
+ * from the core, in its order. */
+static PyObject *py_option_names(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *targets = PyDict_New(), *ffts = PyDict_New(), *divisions = PyDict_New();
+    int ok = targets && ffts && divisions && add_names(ffts, fft_name, RF_FFT_ONNX_DFT + 1) &&
+             add_names(divisions, division_name, RF_DIV_SCALED + 1);
+    unsigned bit = 0;
+    for (size_t i = 0; ok && rf_target_name_at(i, &bit); i++) {
+        PyObject *v = PyLong_FromUnsignedLong(bit);
+        ok = v && PyDict_SetItemString(targets, rf_target_name_at(i, NULL), v) == 0;
+        Py_XDECREF(v);
+    }
+    if (!ok) {
+        Py_XDECREF(targets);
+        Py_XDECREF(ffts);
+        Py_XDECREF(divisions);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:N,s:N}", "target", targets, "fft", ffts, "division", divisions);
+}
+
 static PyMethodDef methods[] = {
     {"test_fail_allocation", py_test_fail_allocation, METH_O,
      "test_fail_allocation(k) -> the countdown replaced: the k-th core allocation from now fails (-1: none)"},
     {"lower", (PyCFunction)(void (*)(void))py_lower, METH_VARARGS | METH_KEYWORDS,
      "lower(text, truncate_double=False, cleanup=True, graph=False, fft=0, planar=0, rotary_op=False, "
-     "target=0, pair_words=False, disable=()) -> lowered text IR, or (text, graph) (fft: 0 matmul, 1 native, "
-     "2 onnx-dft; planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit; rotary_op, pair_words: turn the "
-     "patterns rope.op, rope.words on; disable: names of patterns not to try; graph['report']: the patterns "
+     "target=0, pair_words=False, disable=[], division=0) -> lowered text IR, or (text, graph) (fft, division: "
+     "codes of option_names(); planar: RF_PLANAR_* flags; target: an RF_TARGET_* bit; rotary_op, pair_words: turn "
+     "the patterns rope.op, rope.words on; disable: names of patterns not to try; graph['report']: the patterns "
      "that fired)"},
     {"patterns", py_patterns, METH_NOARGS, "patterns() -> list[(name, on_by_default, doc)]: the multi-op patterns"},
+    {"option_names", py_option_names, METH_NOARGS,
+     "option_names() -> dict: {'target': {name: bit}, 'fft': {name: code}, 'division': {name: code}}"},
     {"parse", py_parse, METH_O, "parse(text) -> dict: the graph as Python values (origins None)"},
     {"complex_nodes", py_complex_nodes, METH_O,
      "complex_nodes(text) -> list[(op, name, has_rule)]: the nodes lowering rewrites"},

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import torch
 import torch.fx as fx
 from torch.utils import _pytree as pytree
 
-from ._lowering import PLANAR_CONSTS, lower_graph_module, module_check_guards_kwargs
+from ._lowering import lower_graph_module, module_check_guards_kwargs
+from ._options import LowerOptions
 from .runtime import real_arguments
 
 
@@ -60,22 +62,12 @@ def functionalized(ep: torch.export.ExportedProgram) -> torch.export.ExportedPro
     return ep.run_decompositions({})
 
 
-def lower_exported_program(
-    ep: torch.export.ExportedProgram,
-    *,
-    truncate_double: bool = False,
-    fft: str = "matmul",
-    planar: int = 0,
-    rotary_op: bool = False,
-    target: str = "portable",
-) -> Any:
+def lower_exported_program(ep: torch.export.ExportedProgram, options: LowerOptions) -> Any:
+    """`options.fallback` must be "error": a program has no eager PyTorch behind it (realify.lower says so)."""
     given, ep = ep, functionalized(ep)
     gm = ep.module(**module_check_guards_kwargs())
-    new_gm, report = lower_graph_module(
-        gm, truncate_double=truncate_double, fft=fft, planar=planar & PLANAR_CONSTS,
-        rotary_op=rotary_op,
-        target=target,
-    )
+    # a program's inputs are its caller's [..., 2] tensors: only buffers and constants may be planar
+    new_gm, report = lower_graph_module(gm, dataclasses.replace(options, planar_inputs=False))
     args, kwargs = _example_inputs(ep)
     flat, spec = pytree.tree_flatten((args, kwargs))
     real_flat = real_arguments(report.signature, flat)

@@ -7,7 +7,7 @@ complex again, calls the original op eagerly and returns its complex results as 
 result comes back through view_as_complex. realify::eager_call is a real op realify did not write, so the C core
 copies it unchanged, and Inductor runs it as an opaque kernel: the graph break. The report lists every fallback
 (LoweringReport.eager_fallbacks) and an EagerFallbackWarning names them. A deploy target has no eager PyTorch to
-fall back to, so a lowering for one still raises.
+fall back to, so a lowering for one still raises (the option is checked with the others: realify._options).
 """
 
 from __future__ import annotations
@@ -25,16 +25,6 @@ import torch.fx as fx
 from torch.utils import _pytree as pytree
 
 from .errors import EagerFallbackWarning, UnsupportedOpError, user_source_line
-
-FALLBACKS = ("error", "eager")
-# Targets whose receiver runs no PyTorch: an op left to eager PyTorch could not run there.
-DEPLOY_TARGETS = frozenset({"tensorrt", "onnx", "executorch", "openvino", "coreml"})
-
-
-def validate_fallback(fallback: Any) -> str:
-    if not isinstance(fallback, str) or fallback not in FALLBACKS:
-        raise ValueError(f"fallback must be one of {', '.join(map(repr, FALLBACKS))}, got {fallback!r}")
-    return fallback
 
 
 @dataclass(frozen=True)

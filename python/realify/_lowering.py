@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, instal
 from ._hops import lower_hop_bodies
 from ._ir_to_fx import IRGraph, Rebuilder, const_tensor, read_graph
 from ._meta import recompute_meta
+from ._options import PLANAR_CONSTS, PLANAR_INPUTS, LowerOptions
 from ._precision import FftSource, dft_matmul_sources
 from ._signature import Boundary, Signature
 from .errors import (
@@ -29,7 +31,6 @@ from .errors import (
     user_source_line,
 )
 from .runtime import PackedArgCheck, unpack, unpack_storage
-from .targets import TARGETS, validate_target
 
 
 @dataclass
@@ -228,47 +229,38 @@ def check_real_only(gm: fx.GraphModule) -> None:
     gm.graph.lint()
 
 
-# Which boundaries the C core may lay out planar [2, ...] (include/realify.h, RF_PLANAR_*).
-PLANAR_CONSTS = 1
-PLANAR_INPUTS = 2
-
-
 def lower_graph_module(
-    gm: fx.GraphModule,
-    *,
-    truncate_double: bool = False,
-    fft: str = "matmul",
-    planar: int = 0,
-    rotary_op: bool = False,
-    target: str = "portable",
-    pair_words: bool = False,
-    fallback: str = "error",
+    gm: fx.GraphModule, options: LowerOptions | None = None, **keywords: Any
 ) -> tuple[fx.GraphModule, LoweringReport]:
-    """`fft`: "matmul", "native" or "onnx-dft"; `planar`: PLANAR_CONSTS | PLANAR_INPUTS, the boundaries the C
-    core may lay out [2, ...]; `rotary_op`: RoPE as realify.rotary_embedding ops; `target`: whose op set the result is
-    checked against (realify.targets); `pair_words`: bfloat16 RoPE reads and writes its pairs as int32 words (for
-    Inductor: contiguous loads and stores); `fallback`: "error", or "eager" (an op realify cannot lower runs as the
-    original complex op in a graph break, realify._fallback; not for a deploy target)."""
-    validate_target(target)
-    eager = _fallback.validate_fallback(fallback) == "eager" and target not in _fallback.DEPLOY_TARGETS
-    strategy = native_fft.resolve(fft, None)
-    if strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT itself
+    """Lower `gm` with `options` (realify.LowerOptions), or with LowerOptions made from `keywords`, its fields
+    (`planar` here may also be the RF_PLANAR_* bits, PLANAR_CONSTS | PLANAR_INPUTS, which set `planar` and
+    `planar_inputs`). Returns the new graph and its report; gm is untouched."""
+    if options is None:
+        bits = keywords.get("planar")
+        if isinstance(bits, int) and not isinstance(bits, bool):
+            keywords.update(planar=bool(bits & PLANAR_CONSTS), planar_inputs=bool(bits & PLANAR_INPUTS))
+        options = LowerOptions(**keywords)
+    elif keywords:
+        raise TypeError(f"lower_graph_module takes options or keywords, not both: {sorted(keywords)}")
+    return _lower_graph(gm, options)
+
+
+def _lower_graph(gm: fx.GraphModule, opts: LowerOptions) -> tuple[fx.GraphModule, LoweringReport]:
+    """An op realify cannot lower raises UnsupportedOpError, or with opts.eager_fallback runs as the original complex
+    op in a graph break (realify._fallback)."""
+    if opts.strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT
         native_fft.register_inductor_decompositions()
     gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
-
-    def lower_body(body: fx.GraphModule) -> tuple[fx.GraphModule, LoweringReport]:
-        return lower_graph_module(
-            body, truncate_double=truncate_double, fft=fft, rotary_op=rotary_op, target=target, pair_words=pair_words
-        )
-
-    gm = lower_hop_bodies(gm, lower_body)  # higher-order ops' bodies lowered, their operands and results real
+    # a body's boundaries are values of the graph around it, never the caller's: no planar layout, no fallback
+    body_opts = dataclasses.replace(opts, planar=False, planar_inputs=False, fallback="error")
+    gm = lower_hop_bodies(gm, lambda body: _lower_graph(body, body_opts))  # bodies real, operands and results too
     fallbacks: list[_fallback.EagerFallback] = []
     while True:
         try:
-            new_gm, report = _lower_once(gm, truncate_double, strategy, planar, rotary_op, target, pair_words)
+            new_gm, report = _lower_once(gm, opts)
             break
         except UnsupportedOpError as e:
-            if not eager or any(f.node == e.node for f in fallbacks):
+            if not opts.eager_fallback or any(f.node == e.node for f in fallbacks):
                 raise
             fallbacks.append(_fallback.EagerFallback(e.op, e.node, e.source))
             gm = _fallback.isolate(gm, e.node)  # a new graph again: the given one is kept
@@ -277,25 +269,13 @@ def lower_graph_module(
     return new_gm, report
 
 
-def _lower_once(
-    gm: fx.GraphModule, truncate_double: bool, strategy: str, planar: int, rotary_op: bool, target: str,
-    pair_words: bool,
-) -> tuple[fx.GraphModule, LoweringReport]:
+def _lower_once(gm: fx.GraphModule, opts: LowerOptions) -> tuple[fx.GraphModule, LoweringReport]:
     t = fx_to_ir(gm)
     info = _core.analyze(t.text)
     try:
-        out_text, out_graph = _core.lower(
-            t.text,
-            truncate_double=truncate_double,
-            graph=True,
-            fft=native_fft.core_code(strategy),
-            planar=planar,
-            rotary_op=rotary_op,
-            target=TARGETS[target],  # its op-set bit: the core checks what it emitted against it, and picks by it
-            pair_words=pair_words,
-        )
+        out_text, out_graph = _core.lower(t.text, graph=True, **opts.core_kwargs())
     except _core.LowerError as err:
-        _raise_lower_error(err, t, target)
+        _raise_lower_error(err, t, opts.target)
         raise
     ir = read_graph(out_graph)
     new_gm, origins = _rebuild(gm, t, ir)

@@ -79,7 +79,7 @@ def _spec_text(spec: Any) -> str | None:
 
 def signature_record(ep: torch.export.ExportedProgram) -> dict[str, Any]:
     """The JSON-ready record of a lowered program's complex signature (realify.lower's report on `ep`)."""
-    from . import __version__
+    from ._version import __version__
 
     report = ep.graph_module.meta.get("realify_report")
     if not isinstance(report, LoweringReport):

@@ -21,15 +21,13 @@ import torch.fx as fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from . import _hoist, _inductor_direct, _precision, native_fft
+from . import _hoist, _inductor_direct, _precision
 from ._aliases import input_view_outputs
-from ._fallback import validate_fallback
-from ._lowering import PLANAR_CONSTS, PLANAR_INPUTS, LoweringReport, lower_graph_module
-from ._options import check_options
+from ._lowering import LoweringReport, lower_graph_module
+from ._options import USER_OPTIONS, LowerOptions, check_flag, check_name
 from ._out_strides import outer_output_strides, own_output_strides, report_outer_strides
 from ._threads import torch_lock
 from .runtime import ComplexAdapter, PackedArgCheck, real_arguments, to_lowered
-from .targets import validate_target
 
 InnerCompiler = Callable[[fx.GraphModule, list[Any]], Callable[..., Any]]
 # The target= a named inner compiler implies when options carry none.
@@ -138,31 +136,46 @@ def _resolve_inner(
     return choice, INNER_COMPILERS[choice]
 
 
+def lower_options(name: str, given: dict[str, Any] | None = None) -> LowerOptions:
+    """The LowerOptions of a backend compile for the inner compiler `name`, from the options that name LowerOptions
+    fields (`given`, taken out of it). Where the backend's defaults differ from realify.lower's, it is because the
+    backend owns the call: `planar` (default True) covers complex table inputs as well as buffers, since the adapter
+    splits them once and caches the split; `target` defaults to the inner compiler's (DEFAULT_TARGETS); bfloat16
+    RoPE pairs go as int32 words to Inductor (`pair_words`, docs/benchmarks.md), whose op set alone has the
+    bitcasts."""
+    given = given if given is not None else {}
+    kw = {k: given.pop(k) for k in USER_OPTIONS if k in given}
+    planar = kw.pop("planar", True)
+    target = kw.pop("target", None)
+    if target is None:
+        target = DEFAULT_TARGETS.get(name, "portable")
+    kw.setdefault("pair_words", name == "inductor" and target == "inductor")
+    return LowerOptions(**kw, planar=planar, planar_inputs=planar, target=target, inner=name)  # checks them all
+
+
 def compile_lowered(
     gm: fx.GraphModule,
     example_inputs: list[Any],
     *,
     inner: str | InnerCompiler = "inductor",
-    truncate_double: bool = False,
-    fft: str = "auto",
+    options: LowerOptions | None = None,
     on_lowered: Callable[[CompileEvent], None] | None = None,
-    planar: bool = True,
-    target: str | None = None,
     input_views: bool = True,
     mode: str | None = None,
     direct: bool = False,
     static_inputs: frozenset[int] = frozenset(),
     inductor_config: dict[str, Any] | None = None,
     tensorrt_options: dict[str, Any] | None = None,
-    fallback: str = "error",
 ) -> Callable[..., Any]:
     """Lower an aten graph, compile it with `inner`, and wrap it with the complex adapter.
+
+    `options`: how to lower (default: lower_options(inner's name), the backend's defaults for that compiler).
 
     With `input_views` (forward graphs), outputs that are views of complex inputs are the caller's tensors seen
     through the traced view chain, as aot_autograd needs them (realify._aliases).
 
-    With `planar`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...] real
-    tensors; the C core picks which, and the adapter splits each once and caches the split.
+    With `options.planar_inputs`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...]
+    real tensors; the C core picks which, and the adapter splits each once and caches the split.
 
     `direct`: gm is an inference graph; Inductor may compile it without a second aot_autograd layer.
 
@@ -176,18 +189,13 @@ def compile_lowered(
     (realify._precision.tensorrt_options). Under the other backends, DFT matmuls that TF32 would reach on CUDA
     raise a Tf32DftWarning.
 
-    `fallback`: "eager" runs an op realify cannot lower as the original complex op, in a graph break
+    `options.fallback`: "eager" runs an op realify cannot lower as the original complex op, in a graph break
     (realify._fallback), except for a deploy target."""
     name, inner_fn = _resolve_inner(inner, mode, direct, inductor_config)
-    strategy = native_fft.resolve(fft, name)
-    flags = PLANAR_CONSTS | PLANAR_INPUTS if planar else 0
-    target = target or DEFAULT_TARGETS.get(name, "portable")
-    # Inductor reads bf16 RoPE pairs fastest as int32 words (docs/benchmarks.md); no deploy target's op set has them
-    pair_words = name == "inductor" and target == "inductor"
-    real_gm, report = lower_graph_module(
-        gm, truncate_double=truncate_double, fft=strategy, planar=flags, target=target, pair_words=pair_words,
-        fallback=fallback,
-    )
+    opts = options if options is not None else lower_options(name)
+    if opts.inner != name:  # "auto" and the defaults were chosen for another compiler
+        raise ValueError(f"compile_lowered: options were made for inner compiler {opts.inner!r}, not {name!r}")
+    real_gm, report = lower_graph_module(gm, opts)
     sources = frozenset(int(b.position) for b in report.signature.inputs if b.packed) & static_inputs
     prologue = _hoist.hoist(real_gm, sources) if sources and mode is None else None
     if prologue is not None:  # the lowering's argument check speaks of positions the hoisted graph no longer has
@@ -257,14 +265,7 @@ def realify_backend(
         shapes), or a callable(gm, inputs).
       mode: torch.compile's mode for the inductor backend ("reduce-overhead" replays CUDA graphs, which removes
         the host's per-call cost where small kernels leave the GPU waiting).
-      truncate_double: lower complex128 to float32 pairs (default False).
-      fft: "auto" (default: the platform FFT behind realify.fft_* operators for inductor and eager, DFT
-           matmuls for the others), "matmul" or "native".
       on_lowered: callable receiving a CompileEvent for every lowered graph.
-      planar: let complex tables such as freqs_cis cross as contiguous [2, ...] real tensors, split once
-        by the adapter and cached (default True; False keeps every complex input a [..., 2] view).
-      target: the op set the lowered graph is checked against (realify.targets.TARGETS); default: the inner
-        compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
       direct: inference graphs go to Inductor's graph compiler without a second aot_autograd layer, which saves
         host time on every call (default True; realify._inductor_direct says when it applies).
       inductor_config: Inductor settings for the inner compile, by torch._inductor.config name (as torch.compile's
@@ -276,6 +277,19 @@ def realify_backend(
       tensorrt_options: Torch-TensorRT compile settings for backend "torch_tensorrt" (its torch.compile options).
         realify sets disable_tf32: True where the graph holds DFT matmuls (TensorRT builds with TF32 by default,
         about 4e-4 off torch.fft), else torch's own CUDA matmul setting; these settings go over that.
+      The lowering options, realify.LowerOptions's fields with realify.lower's meaning (lower_options picks the
+      backend's defaults):
+      truncate_double: no float64 left anywhere: complex128 as float32 pairs, real float64 values as float32; the
+        adapter casts float64 arguments down and results back up (default False).
+      fft: "auto" (default: the platform FFT behind realify.fft_* operators for inductor and eager, DFT
+           matmuls for the others), "matmul", "native" or "onnx-dft".
+      planar: let complex tables such as freqs_cis cross as contiguous [2, ...] real tensors: buffers folded at
+        lowering, as realify.lower(planar=True) does, and, unlike there, table inputs too, split once by the adapter
+        and cached (default True; False keeps every complex value a [..., 2] view).
+      target: the op set the lowered graph is checked against (realify.targets.TARGETS); default: the inner
+        compiler's ("tensorrt" for torch_tensorrt, "onnx" for onnxrt, "inductor" for inductor), else "portable".
+      division: "c10" (default, eager PyTorch's) or "scaled".
+      rotary_op, pair_words (default: on for inductor with target inductor), cleanup: as realify.LowerOptions.
       fallback: "error" (default) or "eager": an op realify cannot lower runs as the original complex op in a
         graph break (realify._fallback), listed in the CompileEvent's report and named by an EagerFallbackWarning;
         under a deploy target (torch_tensorrt, onnxrt, or target= one of them) it still raises UnsupportedOpError.
@@ -284,26 +298,22 @@ def realify_backend(
         raise TypeError(f"realify: options must be a dict, not {type(options).__name__}")
     opts = dict(options or {})
     inner = opts.pop("backend", "inductor")
-    truncate_double = opts.pop("truncate_double", False)
-    fft = opts.pop("fft", "auto")
     on_lowered = opts.pop("on_lowered", None)
-    planar = opts.pop("planar", True)
-    target = opts.pop("target", None)
     mode = opts.pop("mode", None)
     direct = opts.pop("direct", True)
     hoist = opts.pop("hoist", True)
-    check_options(truncate_double=truncate_double, fft=fft, on_lowered=on_lowered, planar=planar, target=target,
-                  mode=mode, direct=direct, hoist=hoist)  # by type, before tracing
-    native_fft.resolve(fft, None)  # a bad value fails here, before tracing
+    if on_lowered is not None and not callable(on_lowered):  # by type, before tracing
+        raise TypeError(f"realify: on_lowered must be a callable taking a CompileEvent, not {on_lowered!r}")
+    check_name("mode", mode)
+    check_flag("direct", direct)
+    check_flag("hoist", hoist)
     inductor_config = _checked_inductor_config(opts.pop("inductor_config", None))
     tensorrt_options = _checked_tensorrt_options(opts.pop("tensorrt_options", None), inner)
-    fallback = validate_fallback(opts.pop("fallback", "error"))
-    static = _hoist.static_positions(example_inputs) if hoist else frozenset()
-    _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
-    if target is not None:
-        validate_target(target)
+    name, _ = _resolve_inner(inner, mode, config=inductor_config)  # a bad mode fails here, before tracing
+    lowering = lower_options(name, opts)  # every lowering option checked here, once, before tracing
     if opts:
         raise ValueError(f"unknown realify options: {sorted(opts)}")
+    static = _hoist.static_positions(example_inputs) if hoist else frozenset()
 
     def compiler(
         fx_gm: fx.GraphModule, inputs: list[Any], input_views: bool = True, inference: bool = False
@@ -312,11 +322,8 @@ def realify_backend(
             fx_gm,
             inputs,
             inner=inner,
-            truncate_double=truncate_double,
-            fft=fft,
+            options=lowering,
             on_lowered=on_lowered,
-            planar=planar,
-            target=target,
             input_views=input_views,
             mode=mode,
             direct=direct and inference,
@@ -325,7 +332,6 @@ def realify_backend(
             if inference and inner == "inductor"
             else inductor_config,
             tensorrt_options=tensorrt_options,
-            fallback=fallback,
         )
         if isinstance(fn, ComplexAdapter):
             return fn.boxed

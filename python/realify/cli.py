@@ -20,10 +20,13 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import torch
 from torch.utils import _pytree as pytree
+
+if TYPE_CHECKING:
+    from ._options import LowerOptions
 
 EXIT_OK, EXIT_VERIFY, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -63,9 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("input", metavar="IN.pt2", help="a program saved with torch.export.save")
     lo.add_argument("-o", "--output", required=True, metavar="OUT.pt2|OUT.onnx")
     lo.add_argument("-f", "--force", action="store_true", help="replace OUT if it exists")
-    lo.add_argument("--target", choices=["portable", "tensorrt", "onnx", "executorch", "inductor"])
-    lo.add_argument("--truncate-double", action="store_true", help="complex128 lowers to float32, not float64")
-    lo.add_argument("--fft", choices=["auto", "matmul", "native", "onnx-dft"])
+    _lowering_flags(lo)
     lo.add_argument("--opset", type=int, metavar="N", help="ONNX opset (ONNX output only)")
     lo.add_argument("--verify", action="store_true", help="compare the written artifact with the original")
     lo.add_argument("--inputs", metavar="FILE.pt", help="torch.save'd arguments for --verify (default: random)")
@@ -76,6 +77,30 @@ def _parser() -> argparse.ArgumentParser:
     ins.add_argument("input", metavar="IN.pt2")
     ins.add_argument("--no-targets", action="store_true", help="skip the per-target check")
     return p
+
+
+# The realify.LowerOptions fields `lower` sets, each by the flag of its name (an ExportedProgram is lowered: no
+# eager fallback). Names left out take realify.lower's defaults.
+LOWERING_FLAGS = (
+    "target", "truncate_double", "fft", "division", "planar", "rotary_op", "pair_words", "cleanup", "disable_patterns"
+)
+
+
+def _lowering_flags(p: argparse.ArgumentParser) -> None:
+    from ._options import DIVISIONS, PATTERNS, STRATEGIES, TARGETS
+
+    p.add_argument("--target", choices=list(TARGETS), help="who receives the program: its op set is checked")
+    p.add_argument("--truncate-double", action="store_true",
+                   help="no float64 left: complex128 as float32 pairs, real float64 values as float32")
+    p.add_argument("--fft", choices=list(STRATEGIES), help="how transforms are lowered (default auto)")
+    p.add_argument("--division", choices=list(DIVISIONS), help="complex division (default c10, as eager PyTorch)")
+    p.add_argument("--planar", action="store_true",
+                   help="complex buffers read only as parts become contiguous [2, ...] tensors")
+    p.add_argument("--rotary-op", action="store_true", help="each RoPE as one realify.rotary_embedding op")
+    p.add_argument("--pair-words", action="store_true", help="bfloat16 RoPE pairs as int32 words (for Inductor)")
+    p.add_argument("--no-cleanup", dest="cleanup", action="store_false", help="skip the core's peephole passes")
+    p.add_argument("--disable-pattern", dest="disable_patterns", action="append", choices=list(PATTERNS),
+                   metavar="NAME", help=f"a multi-op pattern not to try (repeatable): {', '.join(PATTERNS)}")
 
 
 def _load_program(path: str) -> torch.export.ExportedProgram:
@@ -114,26 +139,22 @@ def _root_cause(e: BaseException) -> str:
     return f"{type(e).__name__}: {_first_line(e)}"
 
 
-def _onnx_options(fft: str, opset: int | None) -> dict[str, Any]:
-    """An ONNX file for ONNX's own receivers, as realify.export_onnx makes it: RotaryEmbedding for RoPE from opset
-    23, DFT nodes for the FFTs with --fft onnx-dft (opset >= 17)."""
-    from .onnx_export import lower_options
+def _lower_options(args: argparse.Namespace, onnx: bool) -> LowerOptions:
+    """The flags as realify.LowerOptions. An ONNX file for ONNX's own receivers (no other --target) is lowered as
+    realify.export_onnx lowers: RotaryEmbedding for RoPE from opset 23, DFT nodes for the FFTs with --fft onnx-dft
+    (opset >= 17)."""
+    from ._options import LowerOptions
+    from .onnx_export import for_opset
     from .onnx_ops import default_opset
 
-    return lower_options(fft, default_opset() if opset is None else opset)
-
-
-def _lower_options(args: argparse.Namespace) -> dict[str, Any]:
-    from .inspection import lower_accepts
-
-    kw: dict[str, Any] = {"truncate_double": args.truncate_double}
-    for flag, value in (("target", args.target), ("fft", args.fft)):
-        if value is None:
-            continue
-        if not lower_accepts(flag):
-            raise CliError(f"--{flag} {value}: not supported by this build of realify (realify.lower has no {flag}=)")
-        kw[flag] = value
-    return kw
+    given = {f: getattr(args, f) for f in LOWERING_FLAGS if getattr(args, f) is not None}
+    try:
+        options = LowerOptions(**given)
+        if onnx and args.target in (None, "onnx"):
+            options = for_opset(options, default_opset() if args.opset is None else args.opset)
+    except ValueError as e:
+        raise CliError(str(e)) from e
+    return options
 
 
 def _real_dtypes(ref: Any, record: dict[str, Any], truncate: bool) -> list[torch.dtype | None]:
@@ -204,12 +225,11 @@ def _verify(ep: torch.export.ExportedProgram, args: argparse.Namespace, record: 
 
 def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, Any]) -> int:
     from .artifact import save
-    from .lower import lower
+    from .lower import lower_with
 
     out_ext = os.path.splitext(args.output)[1].lower()
     report.update(input=args.input, output=args.output, format=out_ext[1:] or None,
-                  options={"truncate_double": args.truncate_double, "target": args.target, "fft": args.fft,
-                           "opset": args.opset},
+                  options={**{f: getattr(args, f) for f in LOWERING_FLAGS}, "opset": args.opset},
                   analysis=None, nodes_before=None, nodes_after=None, signature=None, verify=None)
     if out_ext not in (".pt2", ".onnx"):
         raise CliError(f"{args.output}: the output must end in .pt2 or .onnx")
@@ -220,14 +240,10 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
         _check_output(args.report, True, args.input)
     if (args.inputs or args.tol is not None) and not args.verify:
         raise CliError("--inputs and --tol apply with --verify only")
-    kw = _lower_options(args)
+    options = _lower_options(args, out_ext == ".onnx")
     inputs = _verify_inputs(None, args) if args.verify and args.inputs else None
     if out_ext == ".onnx" and args.target in (None, "onnx"):
-        try:
-            kw.update(_onnx_options(kw.get("fft", "auto"), args.opset))
-        except ValueError as e:
-            raise CliError(str(e)) from e
-        report["options"].update(fft=kw["fft"], rotary_op=kw["rotary_op"])  # what the opset picked
+        report["options"].update(fft=options.fft, rotary_op=options.rotary_op)  # what the opset picked
     times = report["timings_s"]
     t = time.perf_counter()
     progress(f"loading {args.input}")
@@ -242,7 +258,7 @@ def cmd_lower(args: argparse.Namespace, progress: Progress, report: dict[str, An
         inputs = _verify_inputs(ep, args)
     t = time.perf_counter()
     progress(f"lowering ({sum(1 for n in ep.graph.nodes if n.op == 'call_function')} ops)")
-    lowered = lower(ep, **kw)
+    lowered = lower_with(ep, options)
     times["lower"] = time.perf_counter() - t
     rep = lowered.graph_module.meta["realify_report"]
     report["analysis"] = {"complex_values": rep.complex_values, "subgraphs": rep.subgraphs,
@@ -356,7 +372,7 @@ def _fail(msg: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     progress = Progress(args.quiet)
-    from . import __version__
+    from ._version import __version__
     from .errors import RealifyError
 
     report: dict[str, Any] = {"command": args.command, "realify_version": __version__,

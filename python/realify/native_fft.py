@@ -13,10 +13,9 @@ from collections.abc import Callable
 
 import torch
 
-# "auto" resolves to "native" for these inner compilers: they can call a torch.library kernel.
-NATIVE_INNER = ("inductor", "eager")
-STRATEGIES = ("auto", "matmul", "native", "onnx-dft")
-_CORE_CODES = {"matmul": 0, "native": 1, "onnx-dft": 2}  # rf_fft_strategy in include/realify.h
+# The strategy names and "auto"'s choice live with the other options (realify._options); `resolve` is kept here too.
+from ._options import NATIVE_INNER, STRATEGIES
+from ._options import resolve_fft as resolve
 
 
 def _no_half(x: torch.Tensor) -> torch.Tensor:
@@ -152,15 +151,13 @@ def register_inductor_decompositions() -> None:
     _registered_with_inductor = True
 
 
-def core_code(strategy: str) -> int:
-    """The C core's code for a resolved strategy."""
-    return _CORE_CODES[strategy]
-
-
-def resolve(fft: str, inner: str | None) -> str:
-    """The strategy the C core is asked for: "auto" is native where the inner compiler can call our kernels."""
-    if fft not in STRATEGIES:
-        raise ValueError(f"fft must be one of {STRATEGIES}, got {fft!r}")
-    if fft == "auto":
-        return "native" if inner in NATIVE_INNER else "matmul"
-    return fft
+__all__ = [
+    "NATIVE_INNER",
+    "STRATEGIES",
+    "dft",
+    "fft_c2c",
+    "fft_c2r",
+    "fft_r2c",
+    "register_inductor_decompositions",
+    "resolve",
+]

@@ -11,6 +11,7 @@ translation of realify's ops to ONNX.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -18,8 +19,8 @@ from typing import Any
 
 import torch
 
-from . import native_fft
 from ._atomic import atomic_output
+from ._options import LowerOptions, resolve_fft
 from ._threads import torch_lock
 from .onnx_ops import DFT_MIN_OPSET, default_opset, translation_table
 from .rotary import ROTARY_MIN_OPSET
@@ -28,18 +29,20 @@ DFT_MATMULS_KEY = "realify.dft_matmuls"  # ONNX metadata: the model's FFTs are D
 
 
 def fft_strategy(fft: str, opset: int) -> str:
-    """The strategy an ONNX model of this opset gets: "auto" is "matmul" (faster in ONNX Runtime, see the module's
-    text); "onnx-dft" needs opset >= 17."""
-    native_fft.resolve(fft, None)  # a bad value fails here
-    if fft == "onnx-dft" and opset < DFT_MIN_OPSET:
+    """The strategy an ONNX model of this opset gets: "auto" is "matmul", as for any receiver realify.lower does not
+    know (and faster in ONNX Runtime, see the module's text); "onnx-dft" needs opset >= 17."""
+    strategy = resolve_fft(fft, None)
+    if strategy == "onnx-dft" and opset < DFT_MIN_OPSET:
         raise ValueError(f'fft="onnx-dft" needs ONNX opset >= {DFT_MIN_OPSET} (DFT); got opset {opset}')
-    return "matmul" if fft == "auto" else fft
+    return strategy
 
 
-def lower_options(fft: str, opset: int) -> dict[str, Any]:
-    """realify.lower's options for an ONNX model of this opset: target onnx, the fft strategy, RotaryEmbedding from
-    opset 23. export_onnx and the CLI's .onnx output both lower with these."""
-    return {"target": "onnx", "fft": fft_strategy(fft, opset), "rotary_op": opset >= ROTARY_MIN_OPSET}
+def for_opset(options: LowerOptions, opset: int) -> LowerOptions:
+    """`options` for an ONNX model of this opset: target onnx, the fft strategy, RotaryEmbedding from opset 23.
+    export_onnx and the CLI's .onnx output both lower with these."""
+    return dataclasses.replace(
+        options, target="onnx", fft=fft_strategy(options.fft, opset), rotary_op=opset >= ROTARY_MIN_OPSET
+    )
 
 
 def write_metadata(model: Any, lowered: torch.export.ExportedProgram) -> dict[str, Any]:
@@ -60,21 +63,24 @@ def export_onnx(
     opset_version: int | None = None,
     fft: str = "auto",
     truncate_double: bool = False,
+    division: str = "c10",
     **kwargs: Any,
 ) -> Any:
     """Lower an ExportedProgram for ONNX (target="onnx") and export it with torch.onnx at `opset_version` (torch's
-    default when None). `fft`: "auto" or "matmul" (DFT matmuls), "onnx-dft" (DFT nodes). Returns torch.onnx's
-    ONNXProgram. `args` are the original program's: complex ones are passed in the lowered form (view_as_real).
-    `kwargs` go to torch.onnx.export. The model carries the complex signature (metadata `realify.signature`), so
-    realify.load of the saved file takes the original complex arguments.
+    default when None). `fft`: "auto" or "matmul" (DFT matmuls), "onnx-dft" (DFT nodes); `truncate_double` and
+    `division` as realify.lower's (realify.LowerOptions); RoPE becomes RotaryEmbedding from opset 23. Returns
+    torch.onnx's ONNXProgram. `args` are the original program's: complex ones are passed in the lowered form
+    (view_as_real). `kwargs` go to torch.onnx.export. The model carries the complex signature (metadata
+    `realify.signature`), so realify.load of the saved file takes the original complex arguments.
 
     A model whose transforms became DFT matmuls says so in its metadata (DFT_MATMULS_KEY): TensorRT builds with TF32
     unless told not to, and TF32 matmuls are about 4e-4 off torch.fft (realify._precision)."""
-    from .lower import lower
+    from .lower import lower_with
     from .runtime import real_arguments
 
+    options = LowerOptions(truncate_double=truncate_double, fft=fft, division=division, target="onnx")
     opset = default_opset() if opset_version is None else opset_version
-    lowered = lower(model, truncate_double=truncate_double, **lower_options(fft, opset))
+    lowered = lower_with(model, for_opset(options, opset))
     report = lowered.graph_module.meta["realify_report"]
     real_args = tuple(real_arguments(report.signature, args))
     destination = kwargs.pop("f", None)  # saved below, once the metadata is in

@@ -372,3 +372,9 @@ unsigned rf_target_bit(const char *name) {
         if (strcmp(target_names[i].name, name) == 0) return target_names[i].bit;
     return 0;
 }
+
+const char *rf_target_name_at(size_t i, unsigned *bit) {
+    if (i >= sizeof target_names / sizeof target_names[0]) return NULL;
+    if (bit) *bit = target_names[i].bit;
+    return target_names[i].name;
+}

@@ -50,6 +50,22 @@ static void test_lookups(void) {
     CHECK(rf_target_bit("tpu") == 0 && rf_target_bit(NULL) == 0);
 }
 
+/* The names front ends read: every target name maps back to its bit, and together they cover every bit once. */
+static void test_option_names(void) {
+    unsigned seen = 0, bit = 0;
+    size_t i = 0;
+    for (const char *name; (name = rf_target_name_at(i, &bit)) != NULL; i++) {
+        CHECK(rf_target_bit(name) == bit && (seen & bit) == 0);
+        seen |= bit;
+    }
+    CHECK(i == 6 && seen == RF_TARGET_ALL && rf_target_name_at(i, NULL) == NULL);
+    CHECK(strcmp(rf_fft_strategy_name(RF_FFT_MATMUL), "matmul") == 0);
+    CHECK(strcmp(rf_fft_strategy_name(RF_FFT_ONNX_DFT), "onnx-dft") == 0);
+    CHECK(rf_fft_strategy_name((rf_fft_strategy)3) == NULL && rf_fft_strategy_name((rf_fft_strategy)-1) == NULL);
+    CHECK(strcmp(rf_division_name(RF_DIV_C10), "c10") == 0 && strcmp(rf_division_name(RF_DIV_SCALED), "scaled") == 0);
+    CHECK(rf_division_name((rf_division)2) == NULL);
+}
+
 static const char *FUNCS =
     "graph {\n"
     "  input %x: c64[4]\n"
@@ -155,6 +171,7 @@ static void test_legality_by_provenance(void) {
 int main(void) {
     test_table_shape();
     test_lookups();
+    test_option_names();
     test_emitted_ops_are_declared();
     test_legality_by_provenance();
     printf("%d passed, %d failed\n", passed, failed);

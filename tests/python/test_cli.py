@@ -303,6 +303,24 @@ def test_target_and_fft_flags(work: dict[str, Any], capsys: pytest.CaptureFixtur
         assert err.strip().endswith(f"not supported by this build of realify (realify.lower has no {flag}=)")
 
 
+@pytest.mark.parametrize("target", ["openvino", "coreml"])
+def test_every_core_target_is_a_flag(work: dict[str, Any], capsys: pytest.CaptureFixture[str], target: str) -> None:
+    """--target offers every target the C core names (realify.targets.TARGETS), openvino and coreml included, and
+    --division reaches the lowering with the other options."""
+    from realify.targets import TARGETS
+
+    for name in TARGETS:
+        assert cli._parser().parse_args(["lower", "in.pt2", "-o", "out.pt2", "--target", name]).target == name
+    d = work["dir"]
+    code, err = _main(capsys, "lower", str(d / "cio.pt2"), "-o", str(d / f"cio_{target}.pt2"), "--target", target,
+                      "--division", "scaled", "-q", "--report", str(d / f"{target}.json"))
+    assert code == 0, err
+    options = json.loads((d / f"{target}.json").read_text())["options"]
+    assert options["target"] == target and options["division"] == "scaled"
+    with pytest.raises(SystemExit):
+        cli._parser().parse_args(["lower", "in.pt2", "-o", "out.pt2", "--target", "tpu"])
+
+
 def test_console_script_is_declared() -> None:
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]

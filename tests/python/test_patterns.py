@@ -7,7 +7,7 @@ import pytest
 import realify
 import torch
 from realify import _core
-from realify.models import llama3
+from realify_examples import llama3
 from torch.fx.experimental.proxy_tensor import make_fx
 
 ROPE_IR = """graph {
@@ -61,3 +61,21 @@ def test_lowering_report_carries_the_lines() -> None:
     fired = lowered.meta["realify_report"].patterns
     assert len(fired) == 2 and all(line.startswith("pattern rope.op: aten.mul.Tensor %") for line in fired)
     assert realify.lower(gm).meta["realify_report"].patterns == []
+
+
+def test_disable_patterns_reaches_the_core_from_lower_and_is_checked() -> None:
+    g = torch.Generator().manual_seed(1)
+    xq, xk = torch.randn(1, 8, 2, 8, generator=g), torch.randn(1, 8, 2, 8, generator=g)
+    freqs = torch.polar(torch.ones(8, 4), torch.randn(8, 4, generator=g))
+    gm = make_fx(llama3.apply_rotary_emb)(xq, xk, freqs)
+    fired = realify.lower(gm, target="onnx").meta["realify_report"].patterns
+    assert fired and all(line.startswith("pattern rope.graph:") for line in fired)
+    plain = realify.lower(gm, target="onnx", disable_patterns=("rope.graph",))
+    assert plain.meta["realify_report"].patterns == []
+    args = (xq, xk, torch.view_as_real(freqs))
+    for got, want in zip(plain(*args), llama3.apply_rotary_emb(xq, xk, freqs), strict=True):
+        torch.testing.assert_close(got, want)
+    with pytest.raises(ValueError, match="unknown pattern 'rope.nope'"):
+        realify.lower(gm, disable_patterns=("rope.nope",))
+    with pytest.raises(TypeError, match="disable_patterns"):
+        realify.lower(gm, disable_patterns="rope.graph")  # type: ignore[arg-type]
