@@ -82,15 +82,20 @@ rf_cx rf_cx_scale(rf_lowering *L, rf_cx a, rf_rv s) {
     return rf_cx_make(re, rf_b_mul(L, a.im, s));
 }
 
+/* (ar + ai i)(br + bi i) = (ar br - ai bi) + (ar bi + ai br) i, elementwise, on tensors or scalars: each part is
+ * combined as soon as its two products are made (the order every lowered multiply has and golden files check;
+ * rf_cx_product, the same formula over a bilinear op, makes all four products first). */
+static rf_cx mul4(rf_lowering *L, rf_rv ar, rf_rv ai, rf_rv br, rf_rv bi) {
+    rf_rv rr = rf_b_mul(L, ar, br), ii = rf_b_mul(L, ai, bi);
+    rf_rv re = rf_b_sub(L, rr, ii);
+    rf_rv ri = rf_b_mul(L, ar, bi), ir = rf_b_mul(L, ai, br);
+    return rf_cx_make(re, rf_b_add(L, ri, ir));
+}
+
 rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b) {
     if (b.im_zero) return rf_cx_scale(L, a, b.re);
     if (a.im_zero) return rf_cx_scale(L, b, a.re);
-    /* (ar + ai i)(br + bi i) = (ar br - ai bi) + (ar bi + ai br) i */
-    rf_rv rr = rf_b_mul(L, a.re, b.re), ii = rf_b_mul(L, a.im, b.im);
-    rf_rv re = rf_b_sub(L, rr, ii);
-    rf_rv ri = rf_b_mul(L, a.re, b.im), ir = rf_b_mul(L, a.im, b.re);
-    rf_rv im = rf_b_add(L, ri, ir);
-    return rf_cx_make(re, im);
+    return mul4(L, a.re, a.im, b.re, b.im);
 }
 
 /* The product as eager computes it for user-level ops: c10's four-product formula even where a part is a known
@@ -98,11 +103,7 @@ rf_cx rf_cx_mul(rf_lowering *L, rf_cx a, rf_cx b) {
  * (-2 + 0i)^2 = 4 - 0i and (inf + 0i) * 2 = inf + nan i, as in eager; rf_cx_mul scales instead. */
 rf_cx rf_cx_mul_eager(rf_lowering *L, rf_cx a, rf_cx b) {
     if (!a.im_zero && !b.im_zero) return rf_cx_mul(L, a, b);
-    rf_rv ai = rf_cx_im(a), bi = rf_cx_im(b);
-    rf_rv rr = rf_b_mul(L, a.re, b.re), ii = rf_b_mul(L, ai, bi);
-    rf_rv re = rf_b_sub(L, rr, ii);
-    rf_rv ri = rf_b_mul(L, a.re, bi), ir = rf_b_mul(L, ai, b.re);
-    return rf_cx_make(re, rf_b_add(L, ri, ir));
+    return mul4(L, a.re, rf_cx_im(a), b.re, rf_cx_im(b));
 }
 
 /* a + alpha b as eager's add kernel computes it: alpha b is a complex product even for alpha = 1, so
@@ -169,36 +170,6 @@ static rf_cx div_scaled(rf_lowering *L, rf_cx a, rf_cx b) {
     rf_rv re_q = rf_b_div(L, re, den);
     rf_rv im_q = rf_b_div(L, im, den);
     return rf_cx_make(re_q, im_q);
-}
-
-/* P(x, y) for the node's own real op, with the two named operands replaced. */
-static rf_value *emit_bilinear(rf_lowering *L, const rf_node *n, const char *a_name, rf_value *x, const char *b_name,
-                               rf_value *y, const char *suffix) {
-    rf_arg *args = rf_alloc(rf_out_graph(L), (n->nargs ? n->nargs : 1) * sizeof(rf_arg));
-    for (size_t i = 0; i < n->nargs; i++) {
-        args[i].name = n->args[i].name;
-        if (strcmp(n->args[i].name, a_name) == 0) args[i].attr = rf_attr_ref(x);
-        else if (strcmp(n->args[i].name, b_name) == 0) args[i].attr = rf_attr_ref(y);
-        else args[i].attr = rf_map_attr(L, &n->args[i].attr);
-    }
-    const rf_value *like[1] = {n->outs[0]};
-    return rf_b_node(L, n->op, n->nargs, args, 1, like, x->dtype, suffix)->outs[0];
-}
-
-rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name, const char *b_name) {
-    rf_value *ar = a.re.v, *br = b.re.v;
-    if (!ar || !br || (!a.im_zero && !a.im.v) || (!b.im_zero && !b.im.v)) {
-        rf_fail(L, n, RF_ERR_INVALID, "%s needs tensor operands", n->op);
-        return rf_cx_real(rf_num(0));
-    }
-    rf_rv re = rf_val(emit_bilinear(L, n, a_name, ar, b_name, br, "_rr"));
-    if (a.im_zero && b.im_zero) return rf_cx_real(re);
-    if (a.im_zero) return rf_cx_make(re, rf_val(emit_bilinear(L, n, a_name, ar, b_name, b.im.v, "_ri")));
-    if (b.im_zero) return rf_cx_make(re, rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, br, "_ir")));
-    rf_rv ii = rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, b.im.v, "_ii"));
-    rf_rv ri = rf_val(emit_bilinear(L, n, a_name, ar, b_name, b.im.v, "_ri"));
-    rf_rv ir = rf_val(emit_bilinear(L, n, a_name, a.im.v, b_name, br, "_ir"));
-    return rf_cx_make(rf_b_sub(L, re, ii), rf_b_add(L, ri, ir));
 }
 
 /* ---- division ---- */
@@ -289,6 +260,8 @@ static rf_rv any_inf(rf_lowering *L, rf_rv x, rf_rv y) {
     return rf_val(rf_b_or(L, ix, rf_b_isinf(L, y)));
 }
 
+/* Its own spelling of the four products: C99's _Cmultd computes all four first, then recomputes them from the
+ * boxed operands where the plain result is NaN + NaN i, which neither mul4 nor rf_cx_product does. */
 rf_cx rf_cx_mul_c99(rf_lowering *L, rf_cx x, rf_cx y) {
     rf_dtype dt = x.re.v ? cx_dtype(x) : cx_dtype(y);
     rf_rv a = rf_val(tensor(L, x.re, dt)), b = rf_val(tensor(L, rf_cx_im(x), dt));

@@ -34,7 +34,15 @@ rf_cx rf_cx_mul_eager(rf_lowering *L, rf_cx a, rf_cx b);
 rf_cx rf_cx_add_eager(rf_lowering *L, rf_cx a, rf_cx b, rf_cx alpha);
 /* |a|, computed without overflow. */
 rf_rv rf_cx_abs(rf_lowering *L, rf_cx a);
-/* Apply a real bilinear op P: P(a, b) for complex a, b. */
+/* A real bilinear product P(x, y) of two real tensors (multiply, mm, dot, a node's own op); `parts` ("_rr", "_ri",
+ * "_ir", "_ii") says which parts it multiplies, for the result's name. */
+typedef rf_value *(*rf_real_product_fn)(rf_lowering *L, const void *ctx, rf_value *x, rf_value *y, const char *parts);
+/* P(a, b) for complex a, b with tensor parts (a zero part absent): the four-product formula
+ * (ar br - ai bi) + (ar bi + ai br) i over P, without the products of a zero part; the four products are made
+ * before they are combined. The one spelling of the complex product over a real bilinear op (rf_cx_mul is its
+ * elementwise form, which also takes scalars). */
+rf_cx rf_cx_product(rf_lowering *L, rf_cx a, rf_cx b, rf_real_product_fn p, const void *ctx);
+/* Apply the node's own real bilinear op P: P(a, b) for complex a, b (an error when an operand is no tensor). */
 rf_cx rf_cx_bilinear(rf_lowering *L, const rf_node *n, rf_cx a, rf_cx b, const char *a_name,
                      const char *b_name);
 

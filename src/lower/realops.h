@@ -63,6 +63,10 @@ rf_value *rf_b_squeeze_dims(rf_lowering *L, rf_value *x, size_t ndims, const int
 /* x itself when `dim` already has `size`, else its first `size` entries
  * (slice) or x followed by zeros (constant_pad_nd); dim must be static. */
 rf_value *rf_b_resize(rf_lowering *L, rf_value *x, int64_t dim, int64_t size);
+/* Overlap-add along dim of x [..., F, W, ...] (F frames of W samples at dim, dim + 1, static): frame f adds into
+ * samples f*step .. f*step+W-1 of the result [..., len, ...] (cut or zero-padded to len), with pads, views, a slice
+ * and a sum that every target loads (rules: istft, unfold_backward). NULL with L failed when the sizes are not static. */
+rf_value *rf_b_overlap_add(rf_lowering *L, rf_value *x, int64_t dim, int64_t step, int64_t len);
 rf_value *rf_b_transpose(rf_lowering *L, rf_value *x, int64_t d0, int64_t d1); /* x itself when d0 == d1 */
 /* x.permute(perm) (perm a permutation of x's dims, non-negative); x itself for the identity */
 rf_value *rf_b_permute(rf_lowering *L, rf_value *x, size_t n, const int64_t *perm);

@@ -169,3 +169,33 @@ rf_value *rf_b_index_select(rf_lowering *L, rf_value *x, int64_t dim, rf_value *
     rf_arg args[3] = {{"self", rf_attr_ref(x)}, {"dim", rf_attr_int(dim)}, {"index", rf_attr_ref(index)}};
     return rf_b_op(L, "aten.index_select.default", 3, args, x->dtype, x->rank, d, "_gather");
 }
+
+/* Overlap-add (istft's resynthesis, unfold's backward). Frame f of W samples contributes to output chunks f .. f+r-1 of `step`
+ * samples each (r = ceil(W / step), the frames zero-padded to r*step). Chunk j
+ * of every frame is shifted by j chunks at once by a skew: the [r, F+r] table
+ * of chunk rows (each row the frames followed by r zero chunks) read back as
+ * [r, F+r-1] after dropping its last r chunks starts row j j places later.
+ * Summing the rows is the overlap-add. */
+rf_value *rf_b_overlap_add(rf_lowering *L, rf_value *x, int64_t dim, int64_t step, int64_t len) {
+    if (!x) return NULL;
+    if (x->rank < 2 || dim < 0 || dim + 1 >= x->rank || step < 1 || len < 0 || x->dims[dim].sym ||
+        x->dims[dim + 1].sym) {
+        rf_fail(L, NULL, RF_ERR_UNSUPPORTED, "overlap-add needs static frame and window sizes");
+        return NULL;
+    }
+    int64_t frames = x->dims[dim].size, w = x->dims[dim + 1].size, r = (w + step - 1) / step;
+    if (r < 1) r = 1; /* an empty window: one chunk of zeros */
+    if (r * step != w) x = rf_b_pad_dim(L, x, dim + 1, 0, r * step - w, 0.0);
+    if (r > 1) {
+        int64_t chunks[2] = {r, step}, rows[2] = {r, frames + r - 1};
+        x = rf_b_unflatten(L, x, dim + 1, 2, chunks); /* [.., F, r, step, ..] */
+        x = rf_b_transpose(L, x, dim, dim + 1);       /* [.., r, F, step, ..] */
+        x = rf_b_pad_dim(L, x, dim + 1, 0, r, 0.0);   /* [.., r, F+r, step, ..] */
+        x = rf_b_flatten(L, x, dim, dim + 1);
+        x = rf_b_slice(L, x, dim, 0, r * (frames + r - 1));
+        x = rf_b_unflatten(L, x, dim, 2, rows); /* [.., r, F+r-1, step, ..] */
+        x = x ? rf_b_reduce(L, "aten.sum.dim_IntList", x, 1, &dim, 0) : NULL;
+    }
+    x = rf_b_flatten(L, x, dim, dim + 1); /* [.., (F+r-1)*step, ..] */
+    return rf_b_resize(L, x, dim, len);
+}

@@ -1,5 +1,6 @@
 /* Elementwise complex arithmetic and the elementary functions. */
 #include "cxmath/cxmath.h"
+#include "rules/family.h"
 #include "rules/rules.h"
 
 /* The alpha of add, sub and rsub as the complex factor eager multiplies by (1 when absent); sub and rsub add
@@ -12,34 +13,28 @@ static rf_cx alpha_of(rf_lowering *L, const rf_node *n, rf_dtype w, int negate) 
     return rf_cx_make(rf_b_neg(L, f.re), rf_b_neg(L, f.im));
 }
 
-static rf_status add(rf_lowering *L, const rf_node *n) {
+/* a + alpha b (add), a - alpha b (sub) and b - alpha a (rsub: sub(other, self)), operands read self first. */
+static rf_status add_alpha(rf_lowering *L, const rf_node *n, int negate, int swap) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, a, b, alpha_of(L, n, w, 0)));
-    return RF_OK;
+    rf_cx alpha = alpha_of(L, n, w, negate);
+    return rf_publish_cx(L, n, swap ? rf_cx_add_eager(L, b, a, alpha) : rf_cx_add_eager(L, a, b, alpha));
 }
 
-static rf_status sub(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_work_dtype(L, n);
-    rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, a, b, alpha_of(L, n, w, 1)));
-    return RF_OK;
-}
+static rf_status add(rf_lowering *L, const rf_node *n) { return add_alpha(L, n, 0, 0); }
+static rf_status sub(rf_lowering *L, const rf_node *n) { return add_alpha(L, n, 1, 0); }
+static rf_status rsub(rf_lowering *L, const rf_node *n) { return add_alpha(L, n, 1, 1); }
 
-/* rsub(self, other) is sub(other, self): other + (-alpha) self */
-static rf_status rsub(rf_lowering *L, const rf_node *n) {
+/* fn(self, other), with `other` read first: the order in which mul and div have always emitted the operand reads
+ * (C left it to the compiler's argument order; golden files check it). */
+static rf_status binary_other_first(rf_lowering *L, const rf_node *n, rf_cx_binary_fn fn) {
     rf_dtype w = rf_work_dtype(L, n);
-    rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
-    rf_set_cx(L, n->outs[0], rf_cx_add_eager(L, b, a, alpha_of(L, n, w, 1)));
-    return RF_OK;
+    rf_cx b = rf_in_cx(L, n, "other", w), a = rf_in_cx(L, n, "self", w);
+    return rf_publish_cx(L, n, fn(L, a, b));
 }
 
 /* The complex product only: the RoPE forms of a multiply are patterns (src/patterns/rope*.c), tried first. */
-static rf_status mul(rf_lowering *L, const rf_node *n) {
-    rf_dtype w = rf_work_dtype(L, n);
-    rf_set_cx(L, n->outs[0], rf_cx_mul_eager(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
-    return RF_OK;
-}
+static rf_status mul(rf_lowering *L, const rf_node *n) { return binary_other_first(L, n, rf_cx_mul_eager); }
 
 /* torch.square is pow(z, 2), which eager computes as z * z (bit for bit, inf and nan included). */
 static rf_status square(rf_lowering *L, const rf_node *n) {
@@ -53,9 +48,7 @@ static rf_status divide(rf_lowering *L, const rf_node *n) {
     const rf_attr *mode = rf_node_arg(n, "rounding_mode");
     if (mode && mode->kind != RF_A_NONE)
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s with a rounding mode is not defined for complex", n->op);
-    rf_dtype w = rf_work_dtype(L, n);
-    rf_set_cx(L, n->outs[0], rf_cx_div(L, rf_in_cx(L, n, "self", w), rf_in_cx(L, n, "other", w)));
-    return RF_OK;
+    return binary_other_first(L, n, rf_cx_div);
 }
 
 static rf_status neg(rf_lowering *L, const rf_node *n) {

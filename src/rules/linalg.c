@@ -9,6 +9,7 @@
 
 #include "cxmath/cxmath.h"
 #include "lower/realops.h"
+#include "rules/linalg_cx.h"
 #include "rules/linalg_packed.h"
 #include "rules/rules.h"
 
@@ -96,13 +97,7 @@ rf_cx rf_cx_matmul(rf_lowering *L, rf_cx a, rf_cx b) {
     }
     rf_value *packed = rf_packed_matmul(L, a, b);
     if (packed) return rf_b_unpack(L, packed);
-    rf_value *re = rf_b_matmul(L, a.re.v, b.re.v);
-    if (a.im_zero && b.im_zero) return rf_cx_real(rf_val(re));
-    if (b.im_zero) return rf_cx_values(re, rf_b_matmul(L, a.im.v, b.re.v));
-    if (a.im_zero) return rf_cx_values(re, rf_b_matmul(L, a.re.v, b.im.v));
-    rf_rv out_re = rf_b_sub(L, rf_val(re), rf_val(rf_b_matmul(L, a.im.v, b.im.v)));
-    rf_rv out_im = rf_b_add(L, rf_val(rf_b_matmul(L, a.re.v, b.im.v)), rf_val(rf_b_matmul(L, a.im.v, b.re.v)));
-    return rf_cx_make(out_re, out_im);
+    return rf_lx_matmul(L, a, b);
 }
 
 static rf_status matrix_product(rf_lowering *L, const rf_node *n, const char *a_name, const char *b_name) {

@@ -57,13 +57,13 @@ rf_cx rf_lx_where(rf_lowering *L, rf_value *cond, rf_cx a, rf_cx b) {
     rf_value *re = rf_b_where(L, cond, a.re, b.re.v ? b.re : rf_num(0)).v;
     return rf_cx_values(re, rf_b_where(L, cond, a.im, b.im.v ? b.im : rf_num(0)).v);
 }
-rf_cx rf_lx_matmul(rf_lowering *L, rf_cx a, rf_cx b) {
-    rf_value *rr = rf_b_matmul(L, a.re.v, b.re.v), *ii = rf_b_matmul(L, a.im.v, b.im.v);
-    rf_value *ri = rf_b_matmul(L, a.re.v, b.im.v), *ir = rf_b_matmul(L, a.im.v, b.re.v);
-    rf_value *re = rf_b_sub(L, rf_val(rr), rf_val(ii)).v;
-    return rf_cx_values(re, rf_b_add(L, rf_val(ri), rf_val(ir)).v);
+static rf_value *matmul_of(rf_lowering *L, const void *ctx, rf_value *x, rf_value *y, const char *parts) {
+    (void)ctx, (void)parts;
+    return rf_b_matmul(L, x, y);
 }
-/* a^H b = (ar^T br + ai^T bi) + i (ar^T bi - ai^T br), without forming conj(a). */
+rf_cx rf_lx_matmul(rf_lowering *L, rf_cx a, rf_cx b) { return rf_cx_product(L, a, b, matmul_of, NULL); }
+/* a^H b = (ar^T br + ai^T bi) + i (ar^T bi - ai^T br), without forming conj(a): the signs of the conjugate
+ * ride in the sums, so no negated copy of ai is made (hence not rf_cx_product of conj(a)). */
 rf_cx rf_lx_hmatmul(rf_lowering *L, rf_cx a, rf_cx b) {
     rf_value *ar = rf_b_transpose(L, a.re.v, -2, -1), *ai = rf_b_transpose(L, a.im.v, -2, -1);
     rf_value *rr = rf_b_matmul(L, ar, b.re.v), *ii = rf_b_matmul(L, ai, b.im.v);

@@ -124,6 +124,10 @@ rf_cx rf_lx_lu_rebuild(rf_lowering *L, rf_cx lu, rf_value *pivots, int64_t size,
  * and *a = P L U rebuilt; 0 when refused (L says why). */
 int rf_lx_lu_operands(rf_lowering *L, const rf_node *n, rf_cx lu, rf_value *piv, rf_cx b, const char *b_name,
                       rf_dtype w, rf_cx *a, int64_t *size);
+/* The node's result X with P L U X = B (`left`) or X P L U = B, A^H for A where `adjoint` (lu_solve is left, not
+ * adjoint), from operands the rule has read; the checks of rf_lx_lu_operands. */
+rf_status rf_lx_lu_solve(rf_lowering *L, const rf_node *n, rf_cx lu, rf_value *piv, rf_cx b, const char *b_name,
+                         int left, int adjoint);
 
 /* Cholesky of Hermitian A from its lower triangle, column by column; info: first non-positive pivot, 1-based. */
 rf_cx rf_lx_chol_lower(rf_lowering *L, rf_cx a, int64_t n, rf_value **info);

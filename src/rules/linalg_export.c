@@ -130,10 +130,7 @@ static rf_status lu_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx b = rf_lx_in(L, n, "self", w), lu = rf_lx_in(L, n, "LU_data", w);
     rf_value *piv = rf_in_real(L, n, "LU_pivots");
-    int64_t size;
-    rf_cx a;
-    if (!rf_lx_lu_operands(L, n, lu, piv, b, "self", w, &a, &size)) return rf_status_of(L);
-    return rf_lx_set(L, n->outs[0], rf_lx_emb_solve(L, a, b, size));
+    return rf_lx_lu_solve(L, n, lu, piv, b, "self", 1, 0);
 }
 
 /* A^k by repeated squaring (A^-1 first for k < 0); k == 0 gives the identity. */

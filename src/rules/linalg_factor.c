@@ -197,6 +197,17 @@ int rf_lx_lu_operands(rf_lowering *L, const rf_node *n, rf_cx lu, rf_value *piv,
     return 1;
 }
 
+rf_status rf_lx_lu_solve(rf_lowering *L, const rf_node *n, rf_cx lu, rf_value *piv, rf_cx b, const char *b_name,
+                          int left, int adjoint) {
+    int64_t size;
+    rf_cx a;
+    if (!rf_lx_lu_operands(L, n, lu, piv, b, b_name, rf_work_dtype(L, n), &a, &size)) return rf_status_of(L);
+    /* X A = B is A^T X^T = B^T; with the adjoint, A^H X = B and X A^H = B (conj(A) X^T = B^T) */
+    rf_cx x = left ? rf_lx_emb_solve_op(L, a, b, size, adjoint ? 2 : 0)
+                   : rf_lx_tr(L, rf_lx_emb_solve_op(L, a, rf_lx_tr(L, b), size, adjoint ? 3 : 1));
+    return rf_lx_set(L, n->outs[0], x);
+}
+
 /* ---- det and slogdet over an LU ---- */
 
 int rf_lx_square_lu(rf_lowering *L, const rf_node *n, const char *arg, rf_dtype w, lu_res *f, int64_t *size) {

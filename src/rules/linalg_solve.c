@@ -218,13 +218,7 @@ static rf_status linalg_lu_solve(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx lu = rf_lx_in(L, n, "LU", w), b = rf_lx_in(L, n, "B", w);
     rf_value *piv = rf_in_real(L, n, "pivots");
-    int64_t size;
-    rf_cx a;
-    if (!rf_lx_lu_operands(L, n, lu, piv, b, "B", w, &a, &size)) return rf_status_of(L);
-    int left = rf_opt_bool(n, "left", 1), adj = rf_opt_bool(n, "adjoint", 0);
-    rf_cx x = left ? rf_lx_emb_solve_op(L, a, b, size, adj ? 2 : 0)
-                : rf_lx_tr(L, rf_lx_emb_solve_op(L, a, rf_lx_tr(L, b), size, adj ? 3 : 1));
-    return rf_lx_set(L, n->outs[0], x);
+    return rf_lx_lu_solve(L, n, lu, piv, b, "B", rf_opt_bool(n, "left", 1), rf_opt_bool(n, "adjoint", 0));
 }
 
 /* linalg solve family */

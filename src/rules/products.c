@@ -11,17 +11,17 @@
 #include "rules/linalg_packed.h"
 #include "rules/rules.h"
 
-static rf_status publish(rf_lowering *L, const rf_node *n, rf_cx r) {
-    RF_CHECK(L);
-    rf_set_cx(L, n->outs[0], r);
-    return RF_OK;
-}
+/* A real bilinear op with its two operand names, its result shaped like `like`. */
+typedef struct real_op {
+    const char *op, *an, *bn;
+    const rf_value *like;
+} real_op;
 
-static rf_value *real_product(rf_lowering *L, const char *op, const char *an, rf_value *x, const char *bn,
-                              rf_value *y, const rf_value *like, const char *suffix) {
-    rf_arg args[2] = {{an, rf_attr_of_value(x)}, {bn, rf_attr_of_value(y)}};
-    const rf_value *likes[1] = {like};
-    return rf_b_node(L, op, 2, args, 1, likes, x->dtype, suffix)->outs[0];
+static rf_value *real_product(rf_lowering *L, const void *ctx, rf_value *x, rf_value *y, const char *parts) {
+    const real_op *p = ctx;
+    rf_arg args[2] = {{p->an, rf_attr_of_value(x)}, {p->bn, rf_attr_of_value(y)}};
+    const rf_value *likes[1] = {p->like};
+    return rf_b_node(L, p->op, 2, args, 1, likes, x->dtype, parts)->outs[0];
 }
 
 /* The complex product op(a, b) of a real bilinear op, shaped like `like`. */
@@ -30,16 +30,8 @@ static rf_cx cx_product(rf_lowering *L, const char *op, const char *an, rf_cx a,
     /* a known imaginary part (conj of a real operand: -0) takes part as a tensor like the real part */
     if (!a.im_zero && !a.im.v) a.im = rf_val(rf_cx_im_value(L, a));
     if (!b.im_zero && !b.im.v) b.im = rf_val(rf_cx_im_value(L, b));
-    rf_value *ar = a.re.v, *br = b.re.v;
-    rf_value *re = real_product(L, op, an, ar, bn, br, like, "_rr");
-    if (a.im_zero && b.im_zero) return rf_cx_real(rf_val(re));
-    if (a.im_zero) return rf_cx_make(rf_val(re), rf_val(real_product(L, op, an, ar, bn, b.im.v, like, "_ri")));
-    if (b.im_zero) return rf_cx_make(rf_val(re), rf_val(real_product(L, op, an, a.im.v, bn, br, like, "_ir")));
-    rf_value *ii = real_product(L, op, an, a.im.v, bn, b.im.v, like, "_ii");
-    rf_value *ri = real_product(L, op, an, ar, bn, b.im.v, like, "_ri");
-    rf_value *ir = real_product(L, op, an, a.im.v, bn, br, like, "_ir");
-    rf_rv out_re = rf_b_sub(L, rf_val(re), rf_val(ii));
-    return rf_cx_make(out_re, rf_b_add(L, rf_val(ri), rf_val(ir)));
+    real_op p = {op, an, bn, like};
+    return rf_cx_product(L, a, b, real_product, &p);
 }
 
 static int tensors(rf_cx a) { return a.re.v && (a.im_zero || a.im.v); }
@@ -58,10 +50,10 @@ static rf_status accumulate(rf_lowering *L, const rf_node *n, rf_cx p) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx alpha = scalar_arg(L, n, "alpha", 1.0, w), beta = scalar_arg(L, n, "beta", 1.0, w);
     if (!is_scalar(alpha, 1.0)) p = rf_cx_mul(L, p, alpha);
-    if (is_scalar(beta, 0.0)) return publish(L, n, p);
+    if (is_scalar(beta, 0.0)) return rf_publish_cx(L, n, p);
     rf_cx self = rf_in_cx(L, n, "self", w);
     if (!is_scalar(beta, 1.0)) self = rf_cx_mul(L, self, beta);
-    return publish(L, n, rf_cx_add(L, p, self));
+    return rf_publish_cx(L, n, rf_cx_add(L, p, self));
 }
 
 static rf_status addmm_like(rf_lowering *L, const rf_node *n, const char *op, const char *a_arg, const char *an,
@@ -120,14 +112,14 @@ static rf_status vdot(rf_lowering *L, const rf_node *n) {
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
     RF_CHECK(L);
     if (!tensors(a) || !tensors(b)) return rf_fail(L, n, RF_ERR_INVALID, "vdot needs tensor operands");
-    return publish(L, n, cx_product(L, "aten.dot.default", "self", rf_cx_conj(L, a), "tensor", b, n->outs[0]));
+    return rf_publish_cx(L, n, cx_product(L, "aten.dot.default", "self", rf_cx_conj(L, a), "tensor", b, n->outs[0]));
 }
 
 static rf_status cross(rf_lowering *L, const rf_node *n) {
     rf_dtype w = rf_work_dtype(L, n);
     rf_cx a = rf_in_cx(L, n, "self", w), b = rf_in_cx(L, n, "other", w);
     RF_CHECK(L);
-    return publish(L, n, rf_cx_bilinear(L, n, a, b, "self", "other"));
+    return rf_publish_cx(L, n, rf_cx_bilinear(L, n, a, b, "self", "other"));
 }
 
 /* addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (c10 division). */
@@ -138,7 +130,7 @@ static rf_status addc(rf_lowering *L, const rf_node *n, int divide) {
     RF_CHECK(L);
     rf_cx p = is_scalar(value, 1.0) ? t1 : rf_cx_mul(L, value, t1);
     p = divide ? rf_cx_div(L, p, t2) : rf_cx_mul(L, p, t2);
-    return publish(L, n, rf_cx_add(L, self, p));
+    return rf_publish_cx(L, n, rf_cx_add(L, self, p));
 }
 
 static rf_status addcmul(rf_lowering *L, const rf_node *n) { return addc(L, n, 0); }
@@ -155,13 +147,13 @@ static rf_status lerp(rf_lowering *L, const rf_node *n) {
     rf_cx large = rf_cx_sub(L, end, rf_cx_mul(L, diff, one_minus));
     if (!wt.re.v && (wt.im_zero || !wt.im.v)) {
         double mag = hypot(wt.re.s, wt.im_zero ? 0.0 : wt.im.s);
-        return publish(L, n, mag < 0.5 ? small : large);
+        return rf_publish_cx(L, n, mag < 0.5 ? small : large);
     }
     rf_rv mag = rf_cx_abs(L, wt);
     rf_value *is_small = rf_b_cmp(L, "lt", mag, rf_num(0.5));
     rf_rv re = rf_b_where(L, is_small, small.re, large.re);
     rf_rv im = rf_b_where(L, is_small, rf_cx_im(small), rf_cx_im(large));
-    return publish(L, n, rf_cx_make(re, im));
+    return rf_publish_cx(L, n, rf_cx_make(re, im));
 }
 
 /* exp of A + iB from the real block matrix [[A, -B], [B, A]], whose
@@ -175,7 +167,7 @@ static rf_status matrix_exp(rf_lowering *L, const rf_node *n) {
     if (z.im_zero) {
         rf_arg arg = {"self", rf_attr_of_value(a)};
         const rf_value *like[1] = {a};
-        return publish(L, n, rf_cx_real(rf_val(rf_b_node(L, n->op, 1, &arg, 1, like, a->dtype, "_re")->outs[0])));
+        return rf_publish_cx(L, n, rf_cx_real(rf_val(rf_b_node(L, n->op, 1, &arg, 1, like, a->dtype, "_re")->outs[0])));
     }
     int64_t k = a->dims[a->rank - 1].size;
     rf_value *b = rf_cx_im_value(L, z), *nb = rf_b_neg(L, rf_val(b)).v;
@@ -187,7 +179,7 @@ static rf_status matrix_exp(rf_lowering *L, const rf_node *n) {
     rf_value *e = rf_b_node(L, n->op, 1, &arg, 1, like, m->dtype, "_blk")->outs[0];
     rf_value *left = rf_b_slice(L, e, -1, 0, k);
     rf_value *re = rf_b_slice(L, left, -2, 0, k), *im = rf_b_slice(L, left, -2, k, 2 * k);
-    return publish(L, n, rf_cx_make(rf_val(re), rf_val(im)));
+    return rf_publish_cx(L, n, rf_cx_make(rf_val(re), rf_val(im)));
 }
 
 /* einsum is multilinear: expanding every complex operand into re + i*im gives
@@ -242,7 +234,7 @@ static rf_status einsum(rf_lowering *L, const rf_node *n) {
         *have = 1;
     }
     RF_CHECK(L);
-    return publish(L, n, have_im ? rf_cx_make(re, im) : rf_cx_real(re));
+    return rf_publish_cx(L, n, have_im ? rf_cx_make(re, im) : rf_cx_real(re));
 }
 
 const rf_rule_entry rf_rules_products[] = {

@@ -37,9 +37,4 @@ extern const rf_rule_entry rf_rules_linalg_export[]; /* linalg solve family, tor
 rf_status rf_lower_as_strided_of_input(rf_lowering *L, const rf_node *n);
 rf_status rf_lower_as_strided_on(rf_lowering *L, const rf_node *n, const rf_value *base);
 
-/* Overlap-add along dim of x [..., F, W, ...] (F frames of W samples at dim, dim + 1, static): frame f adds into
- * samples f*step .. f*step+W-1 of the result [..., len, ...] (cut or zero-padded to len), with pads, views, a slice
- * and a sum that every target loads (overlap_add.c). NULL with L failed when the sizes are not static. */
-rf_value *rf_b_overlap_add(rf_lowering *L, rf_value *x, int64_t dim, int64_t step, int64_t len);
-
 #endif
