@@ -59,9 +59,16 @@ def _is_complex(x: Any) -> bool:
     return isinstance(x, complex)
 
 
-def _touches_complex(node: fx.Node) -> bool:
-    leaves = pytree.tree_leaves((node.args, node.kwargs))
-    vals = [a.meta.get("val") if isinstance(a, fx.Node) else a for a in leaves]
+def _value(gm: fx.GraphModule, a: Any) -> Any:
+    if not isinstance(a, fx.Node):
+        return a
+    if "val" not in a.meta and a.op == "get_attr":  # an unlifted module's parameters and buffers carry no val
+        return fetch_attr(gm, a.target)
+    return a.meta.get("val")
+
+
+def _touches_complex(gm: fx.GraphModule, node: fx.Node) -> bool:
+    vals = [_value(gm, a) for a in pytree.tree_leaves((node.args, node.kwargs))]
     return any(_is_complex(v) for v in vals + pytree.tree_leaves(node.meta.get("val")))
 
 
@@ -80,11 +87,11 @@ def decomposition(op: Any) -> Callable[..., Any] | None:
     return decomposition_table.get(op)
 
 
-def _needs(node: fx.Node) -> bool:
+def _needs(gm: fx.GraphModule, node: fx.Node) -> bool:
     """A call on complex values that the core has no rule for."""
     if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
         return False  # getitem, symbolic-size arithmetic, higher-order ops: the translator's own
-    return str(node.target) not in _rule_names() and _touches_complex(node)
+    return str(node.target) not in _rule_names() and _touches_complex(gm, node)
 
 
 class _Tracer:
@@ -102,9 +109,7 @@ class _Tracer:
         self.gm = gm
 
     def value(self, node: fx.Node) -> Any:
-        val = node.meta.get("val")
-        if val is None and node.op == "get_attr":
-            val = fetch_attr(self.gm, node.target)
+        val = _value(self.gm, node)
         if not isinstance(val, torch.Tensor):
             return val
         if not self.fresh and not isinstance(val, torch._subclasses.FakeTensor):
@@ -184,7 +189,7 @@ def _free_name(root: torch.nn.Module, base: str) -> str:
 def _rewrite(gm: fx.GraphModule, depth: int, strict: bool) -> fx.GraphModule | None:
     """gm with every node that needs it decomposed, as a new GraphModule (gm itself if none does). A node that
     cannot be decomposed stays as it is, or with `strict` (inside a decomposition) makes the result None."""
-    needed = [n for n in gm.graph.nodes if _needs(n)]
+    needed = [n for n in gm.graph.nodes if _needs(gm, n)]
     if not needed:
         return gm
     if depth > _MAX_DEPTH:

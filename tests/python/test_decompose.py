@@ -214,3 +214,25 @@ def test_composite_that_cannot_be_lowered_names_the_users_op() -> None:
         realify.lower(ep)
     assert info.value.op == "aten.softmax.int"  # not an op of its decomposition
     assert info.value.source is not None and "torch.softmax(x, -1)" in info.value.source
+
+
+class ComplexParameterNorm(nn.Module):
+    """A composite on a complex parameter with a real result: the parameter is what makes it complex."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(z(3, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.linalg.norm(self.w)
+
+
+def test_composite_on_a_complex_parameter() -> None:
+    model = ComplexParameterNorm()
+    x = torch.randn(2, 2)
+    ep = torch.export.export(model, (x,), strict=False)
+    assert "aten.linalg_norm.default" in targets(ep.graph) and "aten.linalg_norm.default" not in RULES
+    with torch.no_grad():
+        want = model(x)
+    low, out = lower_and_run(ep, (x,))
+    compare(out, want, TOL[C64])
