@@ -14,6 +14,7 @@ from torch.utils import _pytree as pytree
 
 from . import _core, _fallback, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
+from ._decompose import decompose_composites
 from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
 from ._hops import lower_hop_bodies
@@ -66,6 +67,9 @@ def _raise_lower_error(err: Any, t: Translation, target: str) -> None:
         raise MemoryError(f"realify: out of memory in the C core ({message})") from None
     shown = fx_node.name if fx_node is not None else node_name
     if Status(code) is Status.ERR_UNSUPPORTED:
+        made_of = fx_node.meta.get("realify_decomposed_from") if fx_node is not None else None
+        if made_of:  # realify._decompose wrote this node: say which of the user's ops it comes from
+            message = f"{message} (in the decomposition of {made_of})"
         raise UnsupportedOpError(op, shown, user_source_line(fx_node), message) from None
     where = user_source_line(fx_node) or "unknown source line"
     raise RealifyError(f"realify failed on {op} (node {shown!r}) at {where}: {status_name}: {message}") from None
@@ -250,6 +254,7 @@ def _lower_graph(gm: fx.GraphModule, opts: LowerOptions) -> tuple[fx.GraphModule
     op in a graph break (realify._fallback)."""
     if opts.strategy != "matmul":  # the result holds realify's FFT operators: let Inductor call the platform FFT
         native_fft.register_inductor_decompositions()
+    gm = decompose_composites(gm)  # composites torch.export keeps, on complex values, as the ATen ops they are made of
     gm = functionalize_graph(gm)  # in-place ops on complex values become functional (a new graph; gm is kept)
     # a body's boundaries are values of the graph around it, never the caller's: no planar layout, no fallback
     body_opts = dataclasses.replace(opts, planar=False, planar_inputs=False, fallback="error")

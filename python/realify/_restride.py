@@ -29,13 +29,20 @@ def _layout_order(t: torch.Tensor) -> list[int] | None:
     return order
 
 
+def _static(t: torch.Tensor) -> bool:
+    return all(isinstance(x, int) for x in (*t.shape, *t.stride()))
+
+
 def _same_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
     return all(s == t for s, t, d in zip(a.stride(), b.stride(), a.shape, strict=True) if d != 1)
 
 
 def wanted_order(new: Any, old: Any) -> list[int] | None:
     """The order to lay `new` out in so that it has `old`'s strides, or None when nothing is to be done."""
-    if not isinstance(new, torch.Tensor) or not isinstance(old, torch.Tensor) or new.shape != old.shape:
+    if not isinstance(new, torch.Tensor) or not isinstance(old, torch.Tensor):
+        return None
+    # symbolic sizes: _layout_order wants static ones, and comparing unbacked sizes (nonzero's) would guard on data
+    if not (_static(new) and _static(old)) or new.shape != old.shape:
         return None
     if new.dim() < 2 or _same_layout(new, old):
         return None

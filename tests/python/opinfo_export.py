@@ -26,6 +26,7 @@ from opinfo_support import (
     _gauge_compare,
     full_name,
     pick_samples,
+    rng_calls,
     seeded_call,
     shared_stream,
     tolerance,
@@ -69,7 +70,9 @@ def run_export_sample(name: str, fn: _Bound, args: list[torch.Tensor], ops: set[
         assert_real_only(low.graph_module)
     except AssertionError as e:
         return SampleResult("complex-left", str(e)[:300])
-    why = shared_stream(name, ep.graph_module, low.graph_module)
+    # a composite that draws only in some modes (feature_alpha_dropout with train=False) decomposes to no draw: with
+    # none left in the lowered program, its numbers are compared with eager's as they are (a draw lost would differ)
+    why = shared_stream(name, ep.graph_module, low.graph_module) if rng_calls(low.graph_module) else ""
     if why:
         return SampleResult("mismatch", why[:400])
     try:

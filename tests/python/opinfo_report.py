@@ -83,10 +83,11 @@ def export_line(results: dict[str, OpResult]) -> str:
     words = [export_word(r) for r in results.values()]
     exported = [w for w in words if w not in ("no sample", "not exportable")]
     return (
-        f"{EXPORT_LINE} (no decomposition: `torch.export.export` of a module calling the op, then "
-        "`realify.lower(ep)`; complex64; this file has every sample, `make test` measures the first sample per op): "
+        f"{EXPORT_LINE} (`torch.export.export` of a module calling the op, which keeps composite ops whole, then "
+        "`realify.lower(ep)`, which decomposes those it has no rule for on complex values; complex64; this file has "
+        "every sample, `make test` measures the first sample per op): "
         f"{words.count('pass')} of {len(exported)} exported ops pass every sample, {words.count('raises')} raise "
-        f"UnsupportedOpError (a composite op torch.export keeps and realify has no rule for), {words.count('FAIL')} "
+        f"UnsupportedOpError (an op with no rule and no decomposition the core can lower), {words.count('FAIL')} "
         f"fail; torch.export itself cannot export {words.count('not exportable')} ops"
     )
 
@@ -169,8 +170,8 @@ def render(results: dict[str, OpResult], all_names: list[str]) -> str:
         f"{MAX_SAMPLES} samples per op and dtype, each traced with make_fx, lowered with `realify.lower`, checked "
         "for complex dtypes and compared with eager PyTorch. Modes: " + "; ".join(MODE_TITLES.values()) + ". "
         "A cell reads `pass` when every sample passed, `raises` when the others raised UnsupportedOpError, with "
-        "passing / measured samples. The torch.export column measures the same complex64 samples without "
-        "decomposition (`tests/python/opinfo_export.py`): the op as torch.export keeps it.",
+        "passing / measured samples. The torch.export column measures the same complex64 samples through "
+        "torch.export (`tests/python/opinfo_export.py`): the op as torch.export keeps it, composites included.",
         "",
         f"Measured with torch {torch_release()} (OpInfo sample sets change between torch releases).",
         "",
