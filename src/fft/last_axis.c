@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "fft/graph_real.h"
 #include "fft/left.h"
 #include "fft/plan.h"
 #include "ir/mem.h"
@@ -156,6 +157,8 @@ rf_fft_blk rf_fft_rdft_last(rf_fft_ctx *f, rf_value *x, int64_t n) {
     rf_lowering *L = f->L;
     int64_t m = n / 2 + 1;
     if (n == 1 || !x) return rf_fft_bk(x, 1);
+    rf_fft_blk g;
+    if (rf_fft_rdft_graph(f, x, n, &g)) return g;
     rf_fft_plan plan;
     if (!plan_ok(f, n, &plan)) {
         return rf_fft_bk(NULL, 0);
@@ -190,6 +193,8 @@ rf_value *rf_fft_irdft_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n) {
     int64_t m = n / 2 + 1;
     x.v = rf_b_resize(L, x.v, -1, m);
     if (n == 1) return x.real ? x.v : rf_b_select(L, x.v, -2, 0);
+    rf_value *g;
+    if (rf_fft_irdft_graph(f, x, n, &g)) return g;
     rf_fft_plan plan;
     if (!plan_ok(f, n, &plan)) {
         return NULL;

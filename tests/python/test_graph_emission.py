@@ -82,7 +82,8 @@ def test_rope_for_graph_runtimes_matches_eager(name: str) -> None:
 def test_stft_frames_for_graph_runtimes_are_block_slices(n_fft: int, hop: int, blocks: bool) -> None:
     """Where gcd(n_fft, hop) is a block of at least 16 samples, the frames are strided slices of whole blocks
     (no Gather on the samples, which ONNX Runtime copies element by element: a third of a log-mel's time);
-    bit for bit the portable lowering's frames, and ONNX Runtime within 1e-6 of eager."""
+    the portable lowering's result within 2e-6 (the graph targets' rfft is the two-stage form of
+    fft/graph_real.c, so the last bits differ), and ONNX Runtime within 1e-6 of eager."""
     model = zoo.LogMel(n_fft, hop, 8).eval()
     args = (torch.randn(2, 4 * n_fft + 7, generator=torch.Generator().manual_seed(0)),)
     ep = realify.lower(torch.export.export(model, args), target="onnx")
@@ -94,7 +95,7 @@ def test_stft_frames_for_graph_runtimes_are_block_slices(n_fft: int, hop: int, b
     with torch.no_grad():
         ref = model(*args)
         got = ep.module()(*args)
-        assert torch.equal(got, portable.module()(*args))
+        assert zoo.max_rel_error(portable.module()(*args), got) <= 2e-6
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     (out,) = sess.run(None, {proto.graph.input[0].name: args[0].numpy()})
     assert zoo.max_rel_error(ref, torch.from_numpy(out)) <= 1e-6

@@ -1,0 +1,185 @@
+/* Real transforms for graph runtimes (target onnx/openvino; graph_real.h):
+ * an even-length rfft or irfft in two matmul stages with nothing between them
+ * but one transpose. ONNX Runtime and OpenVINO run every node as a pass of its
+ * own over the data, so the packed half-length complex transform (a flip and
+ * four multiplies to split the halves, a twiddle multiply between the stages)
+ * costs more there than the matmuls. Instead, n = P*Q with j = Q*j1 + j2 and
+ * k = k1 + P*k2:
+ *   forward   one real matmul over j1 from the left (rows k1 and the part,
+ *             interleaved), then per k1 one matmul over (part, j2) that holds
+ *             the twiddle w_n^(j2*k1) and writes only the k2 of the kept half;
+ *   backward  the mirror: per k1 a matmul over (part, k2) with the twiddle, the
+ *             Hermitian weights (1 at 0 and n/2, else 2) and the dropped
+ *             imaginary parts of X[0] and X[n/2] folded in, then one real
+ *             matmul over (k1, part) that keeps the real part.
+ * The per-k1 matmuls are batched over k1 with the other dims as rows, so all
+ * non-transformed dims must be static. A forward input whose tail is a known
+ * zero pad (Hyena's rfft(u, n=2L)) skips the zero rows of the first stage. */
+#include "fft/graph_real.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fft/plan.h"
+#include "ir/mem.h"
+
+#define MAX_SIDE 256 /* the largest P or Q: the per-k1 tables are P*2Q*2Q' entries */
+
+/* P for n: the smallest divisor with P*P >= n (balances the two stages); 0 when no split fits. */
+static int64_t split_of(int64_t n) {
+    for (int64_t p = 2; p <= MAX_SIDE && p < n; p++)
+        if (n % p == 0 && p * p >= n) return (n / p >= 2 && n / p <= MAX_SIDE) ? p : 0;
+    return 0;
+}
+
+static int applies(rf_fft_ctx *f, const rf_value *x, int lead, int64_t n) {
+    if (!(rf_options(f->L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || n % 2 || !x || x->rank < lead)
+        return 0;
+    for (int i = 0; i < lead; i++)
+        if (x->dims[i].sym) return 0;
+    rf_fft_plan plan;
+    if (rf_fft_plan_make(n, &plan) || rf_fft_plan_is_direct(&plan) || plan.m) return 0;
+    return split_of(n) != 0;
+}
+
+/* x [d..., rest] -> [B, rest] (lead = the number of d dims); undone by unlead. */
+static rf_value *lead_flat(rf_lowering *L, rf_value *x, int lead) {
+    if (lead == 0) return rf_b_unsqueeze(L, x, 0);
+    return lead == 1 ? x : rf_b_flatten(L, x, 0, lead - 1);
+}
+
+static rf_value *unlead(rf_lowering *L, rf_value *y, const rf_value *x, int lead) {
+    if (!y) return NULL;
+    if (lead == 0) return rf_b_squeeze(L, y, 0);
+    if (lead == 1) return y;
+    int64_t sizes[RF_MAX_RANK];
+    for (int i = 0; i < lead; i++) sizes[i] = x->dims[i].size;
+    return rf_b_unflatten(L, y, 0, (size_t)lead, sizes);
+}
+
+/* The entries of x before a trailing zero pad of its last dim that the graph
+ * shows (constant_pad_nd with value 0 behind the last dim only): the unpadded
+ * value, or NULL when there is none to see. */
+static rf_value *unpadded(const rf_value *x) {
+    const rf_node *p = x->producer;
+    if (!p || strcmp(p->op, "aten.constant_pad_nd.default")) return NULL;
+    const rf_attr *self = rf_node_arg(p, "self"), *a = rf_node_arg(p, "pad"), *v = rf_node_arg(p, "value");
+    int64_t pad[2 * RF_MAX_RANK];
+    if (!self || self->kind != RF_A_VALUE || !self->value || !a || rf_int_list(a, pad, 2 * RF_MAX_RANK) != 2 ||
+        pad[0] != 0 || pad[1] < 0)
+        return NULL;
+    if (v && !(v->kind == RF_A_FLOAT && v->f == 0.0) && !(v->kind == RF_A_INT && v->i == 0)) return NULL;
+    return self->value;
+}
+
+static rf_value *table(rf_fft_ctx *f, const char *name, int rank, const int64_t *dims, double *data) {
+    rf_value *k = rf_fft_const(f, name, f->dt, rank, dims, data);
+    rf_free(data);
+    return k;
+}
+
+int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
+    rf_lowering *L = f->L;
+    int lead = x ? x->rank - 1 : -1;
+    if (!applies(f, x, lead, n)) return 0;
+    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, m = n / 2 + 1, rows = p;
+    rf_value *src = x, *u = unpadded(x);
+    if (u && u->rank == x->rank && !u->dims[lead].sym) { /* only the rows j1 that hold data */
+        rows = (u->dims[lead].size + q - 1) / q;
+        if (rows < 1) rows = 1;
+        if (rows < p) src = rf_b_resize(L, u, -1, rows * q);
+    }
+    char name[64];
+    double *a = rf_fft_dalloc(f, (size_t)(2 * p * rows));
+    double *w = rf_fft_dalloc(f, (size_t)(p * 2 * q * 2 * qk));
+    if (!a || !w) {
+        rf_free(a);
+        rf_free(w);
+        *out = rf_fft_bk(NULL, 0);
+        return 1;
+    }
+    for (int64_t k1 = 0; k1 < p; k1++)
+        for (int64_t j1 = 0; j1 < rows; j1++) {
+            double c, s;
+            rf_fft_unit_root((j1 * k1) % p, p, &c, &s);
+            a[(2 * k1) * rows + j1] = c;
+            a[(2 * k1 + 1) * rows + j1] = -s + 0.0;
+        }
+    for (int64_t k1 = 0; k1 < p; k1++)
+        for (int64_t j2 = 0; j2 < q; j2++)
+            for (int64_t k2 = 0; k2 < qk; k2++) {
+                double c, s, *blk = w + k1 * 4 * q * qk; /* rows (part of y, j2), columns (part of X, k2) */
+                rf_fft_unit_root((j2 * (k1 + p * k2)) % n, n, &c, &s);
+                blk[j2 * 2 * qk + k2] = c;               /* Re y -> Re X */
+                blk[j2 * 2 * qk + qk + k2] = -s + 0.0;   /* Re y -> Im X */
+                blk[(q + j2) * 2 * qk + k2] = s;         /* Im y -> Re X */
+                blk[(q + j2) * 2 * qk + qk + k2] = c;    /* Im y -> Im X */
+            }
+    snprintf(name, sizeof name, "grfft%lld_rows%lld", (long long)n, (long long)rows);
+    rf_value *ka = table(f, name, 2, (int64_t[]){2 * p, rows}, a);
+    snprintf(name, sizeof name, "grfft%lld_cols", (long long)n);
+    rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * q, 2 * qk}, w);
+    rf_value *v = rf_b_unflatten(L, lead_flat(L, src, lead), -1, 2, (int64_t[]){rows, q}); /* [B, j1, j2] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){p, 2});               /* [B, k1, part, j2] */
+    /* k1 to the front on the 4-d view: ONNX Runtime would fuse a transpose next to the matmul into a
+     * FusedMatMul with a strided operand, twice as slow as the two apart */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), -2, -1); /* [k1, B, (part, j2)] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, qk});     /* [k1, B, part, k2] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 2, 3, 0}), -2, -1); /* [B, 2, (k2, k1)] */
+    *out = rf_fft_bk(unlead(L, rf_b_resize(L, v, -1, m), x, lead), 0);
+    return 1;
+}
+
+int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
+    rf_lowering *L = f->L;
+    int lead = x.v ? x.v->rank - 2 : -1;
+    if (x.real || !applies(f, x.v, lead, n)) return 0;
+    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1;
+    double *w = rf_fft_dalloc(f, (size_t)(p * 2 * qk * 2 * q));
+    double *s = rf_fft_dalloc(f, (size_t)(p * 2 * p));
+    if (!w || !s) {
+        rf_free(w);
+        rf_free(s);
+        *out = NULL;
+        return 1;
+    }
+    for (int64_t k1 = 0; k1 < p; k1++)
+        for (int64_t k2 = 0; k2 < qk; k2++) {
+            int64_t k = k1 + p * k2;
+            if (2 * k > n) continue; /* past the half spectrum: the rows stay zero */
+            int edge = k == 0 || 2 * k == n;
+            double wt = edge ? 1.0 : 2.0, *blk = w + k1 * 4 * qk * q;
+            for (int64_t j2 = 0; j2 < q; j2++) {
+                double c, sn;
+                rf_fft_unit_root((j2 * k) % n, n, &c, &sn);
+                /* rows (part of X, k2), columns (part of z, j2) */
+                blk[k2 * 2 * q + j2] = wt * c;       /* Re X -> Re z */
+                blk[k2 * 2 * q + q + j2] = wt * sn;  /* Re X -> Im z */
+                if (!edge) {                         /* torch ignores Im X[0] and Im X[n/2] */
+                    blk[(qk + k2) * 2 * q + j2] = -wt * sn + 0.0;
+                    blk[(qk + k2) * 2 * q + q + j2] = wt * c;
+                }
+            }
+        }
+    for (int64_t j1 = 0; j1 < p; j1++)
+        for (int64_t k1 = 0; k1 < p; k1++) {
+            double c, sn;
+            rf_fft_unit_root((j1 * k1) % p, p, &c, &sn);
+            s[j1 * 2 * p + 2 * k1] = c;
+            s[j1 * 2 * p + 2 * k1 + 1] = -sn + 0.0;
+        }
+    char name[64];
+    snprintf(name, sizeof name, "girfft%lld_cols", (long long)n);
+    rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * qk, 2 * q}, w);
+    snprintf(name, sizeof name, "girfft%lld_rows", (long long)n);
+    rf_value *ks = table(f, name, 2, (int64_t[]){p, 2 * p}, s);
+    rf_value *v = rf_b_resize(L, rf_b_resize(L, x.v, -1, n / 2 + 1), -1, qk * p);
+    v = rf_b_unflatten(L, lead_flat(L, v, lead), -1, 2, (int64_t[]){qk, p});    /* [B, 2, k2, k1] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){3, 0, 1, 2}), -2, -1); /* [k1, B, (part, k2)] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, q});     /* [k1, B, 2, j2] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), 1, 2);  /* [B, (k1, part), j2] */
+    v = rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                          /* [B, n] */
+    *out = unlead(L, v, x.v, lead);
+    return 1;
+}

@@ -1,0 +1,17 @@
+/* Real transforms for graph runtimes (target onnx/openvino), graph_real.c:
+ * an even, Cooley-Tukey-sized rfft or irfft along the last axis as two matmul
+ * stages and one transpose, twiddles and Hermitian weights in the tables.
+ * Each returns 0 when it does not apply (another target, odd or direct or
+ * Bluestein n, symbolic batch dims), else 1 with *out set (NULL: the build
+ * failed and f is marked). Internal to src/fft/. */
+#ifndef REALIFY_FFT_GRAPH_REAL_H
+#define REALIFY_FFT_GRAPH_REAL_H
+
+#include "fft/split.h"
+
+/* The forward DFT of a real x [..., n]: the first n/2+1 outputs, [..., 2, n/2+1]. */
+int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out);
+/* The backward DFT of a Hermitian half spectrum x [..., 2, >= n/2+1]: the real signal [..., n]. */
+int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out);
+
+#endif
