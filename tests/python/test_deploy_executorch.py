@@ -70,7 +70,7 @@ class HandRopeLlama(torch.nn.Module):
         def rope(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             return real_rope(xq, cos, sin), real_rope(xk, cos, sin)
 
-        with mock.patch.object(llama3, "apply_rotary_emb", rope):
+        with mock.patch.object(llama3.model, "apply_rotary_emb", rope):  # where the attention looks it up
             return self.model(tokens)
 
 
