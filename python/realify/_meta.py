@@ -35,15 +35,23 @@ class _FakeProp(fx.Interpreter):
         self.originals = originals or {}
         self.twins: dict[fx.Node, fx.Node] = {}
 
-    def _twin(self, n: fx.Node) -> fx.Node | None:
+    def _paired_args(self, n: fx.Node) -> tuple[fx.Node, list[tuple[Any, Any]]] | None:
+        """n's origin and their arguments side by side, when n applies its origin's op to arguments of one structure."""
         orig = self.originals.get(n)
-        if orig is None or n.op != "call_function" or orig.target != n.target or "val" not in orig.meta:
+        if orig is None or n.op != "call_function" or orig.target != n.target:
             return None
         new_leaves, new_spec = pytree.tree_flatten(_named_args(n))
         old_leaves, old_spec = pytree.tree_flatten(_named_args(orig))
         if new_spec != old_spec:
             return None
-        for a, b in zip(new_leaves, old_leaves, strict=True):
+        return orig, list(zip(new_leaves, old_leaves, strict=True))
+
+    def _twin(self, n: fx.Node) -> fx.Node | None:
+        paired = self._paired_args(n)
+        if paired is None or "val" not in paired[0].meta:
+            return None
+        orig, pairs = paired
+        for a, b in pairs:
             if isinstance(a, fx.Node):
                 if not isinstance(b, fx.Node):
                     return None
@@ -55,14 +63,10 @@ class _FakeProp(fx.Interpreter):
 
     def _restride_args(self, n: fx.Node) -> None:
         """A copied user op whose argument realify computed gets it in eager's layout (see _restride)."""
-        orig = self.originals.get(n)
-        if orig is None or n.op != "call_function" or orig.target != n.target:
+        paired = self._paired_args(n)
+        if paired is None:
             return
-        new_leaves, new_spec = pytree.tree_flatten(_named_args(n))
-        old_leaves, old_spec = pytree.tree_flatten(_named_args(orig))
-        if new_spec != old_spec:
-            return
-        for a, b in zip(new_leaves, old_leaves, strict=True):
+        for a, b in paired[1]:
             if not isinstance(a, fx.Node) or not isinstance(b, fx.Node) or self.twins.get(a) is b:
                 continue
             order = wanted_order(self.env.get(a), b.meta.get("val"))

@@ -17,6 +17,7 @@ import torch
 from harness import TOL, assert_real_only, compare
 from realify._decompose import decompose_composites
 from realify.runtime import real_arguments
+from test_export_composite import Call
 from torch import nn
 from torch.utils import _pytree as pytree
 
@@ -29,13 +30,6 @@ def z(*shape: int, seed: int = 0) -> torch.Tensor:
     return torch.randn(shape, dtype=C64, generator=torch.Generator().manual_seed(seed + 7 * len(shape)))
 
 
-class Call(nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args: torch.Tensor) -> Any:
-        return self.fn(*args)
 
 
 def targets(graph: torch.fx.Graph) -> list[str]:
