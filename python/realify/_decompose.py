@@ -51,7 +51,8 @@ def _rule_names() -> frozenset[str]:
     return _rules
 
 
-def _is_complex(x: Any) -> bool:
+def is_complex_leaf(x: Any) -> bool:
+    """A complex tensor, complex dtype or complex number."""
     if isinstance(x, torch.Tensor):
         return x.is_complex()
     if isinstance(x, torch.dtype):
@@ -69,7 +70,7 @@ def _value(gm: fx.GraphModule, a: Any) -> Any:
 
 def _touches_complex(gm: fx.GraphModule, node: fx.Node) -> bool:
     vals = [_value(gm, a) for a in pytree.tree_leaves((node.args, node.kwargs))]
-    return any(_is_complex(v) for v in vals + pytree.tree_leaves(node.meta.get("val")))
+    return any(is_complex_leaf(v) for v in vals + pytree.tree_leaves(node.meta.get("val")))
 
 
 def _mutable(node: fx.Node) -> bool:

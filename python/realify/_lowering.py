@@ -14,7 +14,7 @@ from torch.utils import _pytree as pytree
 
 from . import _core, _fallback, native_fft
 from . import rotary as _rotary  # noqa: F401  (registers torch.ops.realify.rotary_embedding for rebuilt graphs)
-from ._decompose import decompose_composites
+from ._decompose import decompose_composites, is_complex_leaf
 from ._functionalize import functionalize_graph
 from ._fx_to_ir import DTYPES_BY_NAME, Translation, fetch_attr, fx_to_ir, install_attr
 from ._hops import lower_hop_bodies
@@ -215,20 +215,13 @@ def _signature(ir: IRGraph, t: Translation) -> Signature:
 def check_real_only(gm: fx.GraphModule) -> None:
     """Raise unless no value, constant or dtype argument of gm is complex."""
 
-    def bad(x: Any) -> bool:
-        if isinstance(x, torch.Tensor):
-            return x.is_complex()
-        if isinstance(x, torch.dtype):
-            return x.is_complex
-        return isinstance(x, complex)
-
     for node in gm.graph.nodes:
         vals = pytree.tree_leaves(node.meta.get("val"))
         if node.op == "get_attr":
             vals.append(fetch_attr(gm, node.target))
         if node.op == "call_function":
             vals += pytree.tree_leaves((node.args, node.kwargs))
-        if any(bad(v) for v in vals):
+        if any(is_complex_leaf(v) for v in vals):
             raise ComplexDtypeRemainsError(f"node {node.name} ({node.format_node()}) still holds a complex dtype")
     gm.graph.lint()
 
