@@ -11,6 +11,11 @@ typedef struct rf_fft_ctx {
     rf_dtype dt; /* working real dtype of the parts and the constants */
     int oom; /* 1: out of memory; -n: a length-n transform's tables would exceed
                 RF_FFT_MAX_TABLE_BYTES (n <= RF_FFT_MAX_N fits an int) */
+    /* Rolls folded into a c2c's direct DFT tables (patterns/fft_shift.c), per pair dim of the transform, or
+     * NULL: the input is roll(x, rolls_in[d]) along d, and the output is rolled by rolls_out[d]. Only direct
+     * sizes honour them (matmul.c, left.c, last_axis.c); the pattern checks that before it sets them. */
+    const int64_t *rolls_in, *rolls_out;
+    int64_t roll_in, roll_out; /* those of the 1-D stage being emitted (set by matmul.c) */
 } rf_fft_ctx;
 
 /* A constant of the new graph; NULL data (a failed allocation) marks the build out of memory. */

@@ -12,7 +12,7 @@
 /* The direct DFT of size p from the right: [..., 2, p] -> [..., 2, p]. */
 static rf_fft_blk direct(rf_fft_ctx *f, rf_fft_blk x, int64_t p, int sign) {
     rf_lowering *L = f->L;
-    rf_value *w = rf_fft_dft_matrix(f, p, sign, 0, x.real);
+    rf_value *w = rf_fft_dft_matrix_rolled(f, p, sign, 0, x.real, f->roll_in, f->roll_out);
     rf_value *v = x.real ? x.v : rf_b_flatten(L, x.v, -2, -1);
     return rf_fft_bk(rf_b_unflatten(L, rf_b_matmul(L, v, w), -1, 2, (int64_t[]){2, p}), 0);
 }
@@ -125,6 +125,10 @@ rf_fft_blk rf_fft_dft_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n, int sign) {
     rf_fft_plan plan;
     if (!x.v) return x;
     if (!plan_ok(f, n, &plan)) {
+        return rf_fft_bk(NULL, 0);
+    }
+    if ((f->roll_in || f->roll_out) && !rf_fft_plan_is_direct(&plan)) { /* only direct tables take rolls */
+        f->oom = 1;
         return rf_fft_bk(NULL, 0);
     }
     if (plan.m) return bluestein(f, x, &plan, sign);

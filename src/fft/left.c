@@ -152,11 +152,21 @@ rf_value *rf_fft_packed_inverse(rf_fft_ctx *f, rf_value *flat, int64_t n) {
     return out;
 }
 
-/* The left matrix: cos rows k' = 0..m-1, then sin rows k' = 1..n-m. */
+/* The left matrix: cos rows k' = 0..m-1, then sin rows k' = 1..n-m. An input roll by s (f->roll_in) permutes
+ * its columns: sample i of the rolled-from tensor is sample (i + s) mod n of the transform's input. */
 static rf_value *half_left_matrix(rf_fft_ctx *f, int64_t n) {
     double *t = packed_table(n, 1);
-    char name[48];
-    snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
+    int64_t s = ((f->roll_in % n) + n) % n;
+    char name[64];
+    if (t && s) {
+        double *u = rf_calloc((size_t)(n * n), sizeof(double));
+        for (int64_t q = 0; u && q < n; q++)
+            for (int64_t i = 0; i < n; i++) u[q * n + i] = t[q * n + (i + s) % n];
+        rf_free(t);
+        t = u;
+    }
+    if (s) snprintf(name, sizeof name, "dft%lld_half_left_roll%lld", (long long)n, (long long)s);
+    else snprintf(name, sizeof name, "dft%lld_half_left", (long long)n);
     int64_t dims[2] = {n, n};
     rf_value *k = rf_fft_const(f, name, f->dt, 2, dims, t);
     rf_free(t);
@@ -181,23 +191,26 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
     int out_rank = packed_n ? rank + 1 : rank, split = out_rank - 2;
     double *ks = rf_calloc((size_t)(2 * n), sizeof(double));
     rf_value *y = NULL;
+    /* an output roll by t (f->roll_out): output k is bin (k - t) mod n, read from that bin's rows */
+    int64_t roll = ((f->roll_out % n) + n) % n;
     if (ic && is && ks) {
-        for (int64_t k = 0; k < n; k++) {
-            int64_t kk = k < m ? k : n - k;
+        for (int64_t ko = 0; ko < n; ko++) {
+            int64_t k = (ko - roll + n) % n, kk = k < m ? k : n - k;
             int has_sin = kk >= 1 && kk <= n - m;
             double sigma = k < m ? 1.0 : -1.0;
-            ic[k] = (double)kk;
-            is[k] = has_sin ? (double)(m - 1 + kk) : 0.0;
+            ic[ko] = (double)kk;
+            is[ko] = has_sin ? (double)(m - 1 + kk) : 0.0;
             /* Y = C + sign*sigma*J(S), J(a, b) = (-b, a) over the split axis: after
              * flipping that axis, re gets -s*sigma and im +s*sigma */
             double g = has_sin ? sign * sigma : 0.0;
-            ks[2 * k] = -g + 0.0, ks[2 * k + 1] = g + 0.0;
+            ks[2 * ko] = -g + 0.0, ks[2 * ko + 1] = g + 0.0;
         }
-        char name[48];
+        char name[96], rolled[32] = "";
+        if (roll) snprintf(rolled, sizeof rolled, "_roll%lld", (long long)roll);
         int64_t len = n;
-        snprintf(name, sizeof name, "dft%lld_cos_rows", (long long)n);
+        snprintf(name, sizeof name, "dft%lld_cos_rows%s", (long long)n, rolled);
         rf_value *crow = rf_b_index_select(L, p, d, rf_fft_const(f, name, RF_DT_I64, 1, &len, ic));
-        snprintf(name, sizeof name, "dft%lld_sin_rows", (long long)n);
+        snprintf(name, sizeof name, "dft%lld_sin_rows%s", (long long)n, rolled);
         rf_value *srow = rf_b_index_select(L, p, d, rf_fft_const(f, name, RF_DT_I64, 1, &len, is));
         if (packed_n) {
             crow = unpack_last(f, crow, packed_n);
@@ -209,7 +222,7 @@ rf_value *rf_fft_left_direct(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n
         for (int i = 0; i < kr; i++) kd[i] = 1;
         kd[0] = n;
         kd[split - d] = 2;
-        snprintf(name, sizeof name, "dft%lld_left_sign%s%d", (long long)n, sign < 0 ? "" : "_inv", kr);
+        snprintf(name, sizeof name, "dft%lld_left_sign%s%d%s", (long long)n, sign < 0 ? "" : "_inv", kr, rolled);
         rf_value *kconst = rf_fft_const(f, name, f->dt, kr, kd, ks);
         rf_value *t = rf_fft_mul_const(L, rf_b_flip(L, srow, split), kconst);
         if (interleave) { /* computed in [..., last, 2] order: the output is written once, as pairs */

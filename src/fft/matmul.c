@@ -23,9 +23,16 @@ static int blk_dim(const rf_fft_blk *b, int64_t d, int pair_rank) {
     return (!b->real && d == pair_rank - 1) ? pair_rank : (int)d;
 }
 
+/* The rolls folded into the stage along pair dim d (context.h). */
+static void stage_rolls(rf_fft_ctx *f, int64_t d) {
+    f->roll_in = f->rolls_in ? f->rolls_in[d] : 0;
+    f->roll_out = f->rolls_out ? f->rolls_out[d] : 0;
+}
+
 /* A 1-D transform along pair dim d of b (pair rank r), through the last axis. */
 static rf_fft_blk along(rf_fft_ctx *f, rf_fft_blk b, int64_t d, int r, int sign) {
     if (!b.v) return b;
+    stage_rolls(f, d);
     int e = b.v->rank - 1, bd = blk_dim(&b, d, r);
     if (!b.real && rf_fft_left_ok(b.v, bd, e - 1)) return rf_fft_bk(rf_fft_left_direct(f, b.v, bd, 0, sign, 0), 0);
     rf_value *v = rf_b_transpose(f->L, b.v, bd, e);
@@ -54,13 +61,16 @@ static rf_cx c2c_pairs(rf_fft_ctx *f, rf_fft_blk b, const int64_t *dims, size_t 
     if (!nd || !b.v) return rf_fft_pair_of_blk(f->L, b);
     b = c2c_blk(f, b, dims, nd - 1, r, sign);
     int bd = b.v ? blk_dim(&b, dims[nd - 1], r) : 0;
+    stage_rolls(f, dims[nd - 1]);
     if (b.v && !b.real && rf_fft_left_ok(b.v, bd, b.v->rank - 2))
         return pairs_of_interleaved(f->L, rf_fft_left_direct(f, b.v, bd, 0, sign, 1));
     return rf_fft_pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
 }
 
 rf_cx rf_fft_matmul_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
-    return c2c_pairs(f, rf_fft_blk_of_pair(f->L, x), dims, nd, x.re.v->rank, sign);
+    rf_cx y = c2c_pairs(f, rf_fft_blk_of_pair(f->L, x), dims, nd, x.re.v->rank, sign);
+    f->roll_in = f->roll_out = 0;
+    return y;
 }
 
 rf_cx rf_fft_matmul_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t nd, int onesided) {

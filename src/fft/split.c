@@ -58,6 +58,15 @@ double *rf_fft_dalloc(rf_fft_ctx *f, size_t n) {
  *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
  *   left, real:     [C; sS] @ x                              (2p x p) */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real) {
+    return rf_fft_dft_matrix_rolled(f, p, sign, left, real, 0, 0);
+}
+
+/* An input roll by r_in is a permutation of the matrix's input side (sample i reads as sample (i + r_in) mod p),
+ * an output roll by r_out one of its output side (output k is bin (k - r_out) mod p). */
+rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left, int real, int64_t r_in,
+                                   int64_t r_out) {
+    r_in = ((r_in % p) + p) % p;
+    r_out = ((r_out % p) + p) % p;
     size_t pp = (size_t)(p * p);
     double *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp);
     int64_t rows = (real && !left) ? p : 2 * p, cols = (real && left) ? p : 2 * p;
@@ -67,7 +76,10 @@ rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int re
         rf_fft_cos_sin_table(p, p, p, c, s);
         for (int64_t j = 0; j < p; j++)
             for (int64_t k = 0; k < p; k++) {
-                double cc = c[j * p + k], ss = sign * s[j * p + k] + 0.0;
+                /* right: j is the input position, k the output's; left: j the output's, k the input */
+                int64_t jj = left ? (j - r_out + p) % p : (j + r_in) % p;
+                int64_t kk = left ? (k + r_in) % p : (k - r_out + p) % p;
+                double cc = c[jj * p + kk], ss = sign * s[jj * p + kk] + 0.0;
                 if (real && !left) {
                     w[j * cols + k] = cc, w[j * cols + p + k] = ss;
                 } else if (real) {
@@ -83,8 +95,10 @@ rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int re
         char hint[64];
         /* the left matrix of one sign is the right matrix of the other: name by content */
         int s_eff = (left && !real) ? -sign : sign;
-        snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p, real ? (left ? "real_left" : "real") : "block",
-                 s_eff < 0 ? "" : "_inv");
+        int at = snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p,
+                          real ? (left ? "real_left" : "real") : "block", s_eff < 0 ? "" : "_inv");
+        if ((r_in || r_out) && at > 0 && (size_t)at < sizeof hint)
+            snprintf(hint + at, sizeof hint - (size_t)at, "_roll%lld_%lld", (long long)r_in, (long long)r_out);
         int64_t dims[2] = {rows, cols};
         v = rf_fft_const(f, hint, f->dt, 2, dims, w);
     }

@@ -30,5 +30,7 @@ int rf_pattern_rope_op(rf_lowering *L, const rf_node *n);
 int rf_pattern_rope_graph(rf_lowering *L, const rf_node *n);
 /* rope_words.c */
 int rf_pattern_rope_words(rf_lowering *L, const rf_node *n);
+/* fft_shift.c */
+int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n);
 
 #endif

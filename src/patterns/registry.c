@@ -14,6 +14,9 @@ static const rf_pattern table[] = {
     {"rope.words", "aten.mul.Tensor", 0, rf_pattern_rope_words,
      "bfloat16 RoPE (a float32 complex product between casts) reading and writing each pair as one int32 word: "
      "contiguous loads and stores, for Inductor"},
+    {"fft.shift_fold", "aten.fft_ifftshift.default", 1, rf_pattern_fft_shift,
+     "ifftshift -> fft/ifft -> fftshift (a centred transform) for graph runtimes: the rolls folded into the "
+     "direct DFT tables as permutations, so no Slice/Concat is left for them"},
 };
 
 enum { NPATTERNS = sizeof table / sizeof table[0] };

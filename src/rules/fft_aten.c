@@ -60,7 +60,7 @@ static rf_status fft_to_complex(rf_lowering *L, const rf_node *n, int r2c) {
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs self and %s", n->op, flag_name);
     fft_args a;
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
-    rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
+    rf_fft_ctx f = {.L = L, .dt = rf_work_dtype(L, n)};
     rf_cx x;
     double scale = norm_factor(a.norm, signal_numel(self->value, a.dims, a.ndims));
     /* only some outputs read (slices): compute those alone */
@@ -114,7 +114,7 @@ static rf_status fft_c2r(rf_lowering *L, const rf_node *n) {
     if (read_fft_args(L, n, self->value, &a) != RF_OK) return RF_ERR_UNSUPPORTED;
     if (!a.ndims || lds->i < 1 || lds->i > RF_FFT_MAX_N)
         return rf_fail(L, n, RF_ERR_INVALID, "%s needs a dim and last_dim_size >= 1", n->op);
-    rf_fft_ctx f = {L, rf_component_of(L, self->value->dtype), 0};
+    rf_fft_ctx f = {.L = L, .dt = rf_component_of(L, self->value->dtype)};
     /* an input zero outside some blocks: read those alone */
     int64_t lens[RF_MAX_RANK], outs[RF_MAX_RANK];
     for (size_t i = 0; i < a.ndims; i++) lens[i] = outs[i] = self->value->dims[a.dims[i]].size;

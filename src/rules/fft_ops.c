@@ -102,7 +102,7 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
                                const int64_t *shape, size_t nd, int64_t lds, norm_mode nm) {
     int forward = kind_forward(kind);
     if (kind == K_IRFFT || kind == K_HFFT) { /* Hermitian half spectrum in, real signal out */
-        rf_fft_ctx f = {L, real_out_dtype(L, sv), 0};
+        rf_fft_ctx f = {.L = L, .dt = real_out_dtype(L, sv)};
         if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
         /* an input zero outside some blocks: read those alone */
         int64_t outs[RF_MAX_RANK];
@@ -134,7 +134,7 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         rf_set_real(L, n->outs[0], out);
         return RF_OK;
     }
-    rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
+    rf_fft_ctx f = {.L = L, .dt = rf_work_dtype(L, n)};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     rf_cx y;
     /* only some outputs read (slices): compute those alone */

@@ -223,7 +223,7 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
         return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
     const rf_value *out = n->outs[0];
     int out_complex = rf_dtype_is_complex(out->dtype);
-    rf_fft_ctx f = {L, out_complex ? rf_work_dtype(L, n) : rf_component_of(L, out->dtype), 0};
+    rf_fft_ctx f = {.L = L, .dt = out_complex ? rf_work_dtype(L, n) : rf_component_of(L, out->dtype)};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     int batched = self->value->rank == 2;
     rf_cx x = rf_in_cx(L, n, "self", f.dt);
@@ -338,7 +338,7 @@ static rf_status istft(rf_lowering *L, const rf_node *n) {
     int return_complex = rf_opt_bool(n, "return_complex", 0);
     if (return_complex && onesided)
         return rf_fail(L, n, RF_ERR_INVALID, "%s: cannot have onesided output if window or input is complex", n->op);
-    rf_fft_ctx f = {L, rf_component_of(L, sv->dtype), 0};
+    rf_fft_ctx f = {.L = L, .dt = rf_component_of(L, sv->dtype)};
     if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
     rf_cx x = rf_in_cx(L, n, "self", f.dt);
     if (!x.re.v) return RF_ERR_INVALID;

@@ -91,3 +91,90 @@ def test_portable_target_keeps_the_packed_transform() -> None:
     assert not any("grfft" in str(n.target) or "grfft" in n.name for n in ep.graph.nodes)
     k = kinds(ep, (x,))
     assert k["MatMul"] > 2 or k["Mul"] > 0, k
+
+
+class Centred(torch.nn.Module):
+    """fastMRI's fft2c/ifft2c (ifftshift -> transform -> fftshift), or without the fftshift (`post` False)."""
+
+    def __init__(self, fn: str, dims: tuple[int, ...], norm: str | None, post: bool = True) -> None:
+        super().__init__()
+        self.fn, self.dims, self.norm, self.post = fn, dims, norm, post
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        z = torch.view_as_complex(x)
+        f = getattr(torch.fft, self.fn)
+        kw = {"dim": self.dims[0]} if self.fn in ("fft", "ifft") else {"dim": self.dims}
+        y = f(torch.fft.ifftshift(z, dim=self.dims), norm=self.norm, **kw)
+        return torch.view_as_real(torch.fft.fftshift(y, dim=self.dims) if self.post else y)
+
+
+def onnx_ops(ep: torch.export.ExportedProgram, args: tuple[torch.Tensor, ...]) -> tuple[collections.Counter, bytes]:
+    proto = torch.onnx.export(ep, args, dynamo=True, verbose=False).model_proto
+    return collections.Counter(n.op_type for n in proto.graph.node), proto.SerializeToString()
+
+
+def aten_ops(ep: torch.export.ExportedProgram) -> collections.Counter:
+    return collections.Counter(str(n.target) for n in ep.graph.nodes if n.op == "call_function")
+
+
+# (fn, dims, norm, post, shape): even and odd sizes, 1-D, 2-D and n-D forms, a roll before only
+SHIFTED = [("fft2", (-2, -1), "ortho", True, (4, 32, 32)), ("ifft2", (-2, -1), None, True, (2, 15, 20)),
+           ("fft", (1,), None, True, (3, 17, 6)), ("ifftn", (0, 2), "forward", True, (8, 3, 12)),
+           ("fft2", (-2, -1), None, False, (2, 16, 9))]
+
+
+@pytest.mark.parametrize(("fn", "dims", "norm", "post", "shape"), SHIFTED)
+def test_centred_transform_folds_its_rolls_into_the_tables(fn, dims, norm, post, shape) -> None:
+    """The fftshift/ifftshift rolls around a direct-size transform are permutations of its DFT tables: no roll is
+    left, so the ONNX graph has no Slice or Concat but those of the transform's own flips and stacks, and the
+    numbers stay within 2e-6 of torch.fft in float64 (in ONNX Runtime too)."""
+    x = torch.randn(*shape, 2, generator=torch.Generator().manual_seed(len(shape) * 7 + shape[-1]))
+    model = Centred(fn, dims, norm, post).eval()
+    with torch.no_grad():
+        ref = model(x.double())
+    exported = torch.export.export(model, (x,))
+    ep = realify.lower(exported, target="onnx")
+    assert any("fft.shift_fold" in line for line in ep.graph_module.meta["realify_report"].patterns)
+    ops = aten_ops(ep)
+    assert ops["aten.roll.default"] == 0, ops
+    assert rel(ref, ep.module()(x)) <= 2e-6
+    k, proto = onnx_ops(ep, (x,))
+    assert k["Slice"] == ops["aten.flip.default"], (k, ops)
+    assert k["Concat"] == ops["aten.stack.default"] + ops["aten.cat.default"], (k, ops)
+    sess = ort.InferenceSession(proto, providers=["CPUExecutionProvider"])
+    (out,) = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})
+    assert rel(ref, torch.from_numpy(out)) <= 2e-6
+    # the same graph with the pattern off keeps the rolls: Slices and Concats of their own
+    off = realify.lower(exported, target="onnx", disable_patterns=("fft.shift_fold",))
+    k_off, _ = onnx_ops(off, (x,))
+    assert aten_ops(off)["aten.roll.default"] > 0 and k_off["Slice"] > k["Slice"], k_off
+
+
+def test_mri_data_consistency_has_no_rolls_in_ort_and_openvino() -> None:
+    """The zoo's MRI model (three centred 2-D transforms): no Slice/Concat from the rolls, and ONNX Runtime and
+    OpenVINO (when installed) match eager."""
+    model = zoo.MRIRecon().eval()
+    g = torch.Generator().manual_seed(5)
+    kspace = torch.randn(2, 32, 32, dtype=torch.complex64, generator=g)
+    mask = torch.zeros(32, 32, dtype=torch.bool)
+    mask[:, ::3] = True
+    with torch.no_grad():
+        ref = model(kspace, mask)
+    args = (torch.view_as_real(kspace), mask)
+    ep = realify.lower(torch.export.export(model, (kspace, mask)), target="onnx")
+    ops = aten_ops(ep)
+    assert ops["aten.roll.default"] == 0, ops
+    k, proto = onnx_ops(ep, args)
+    assert k["Slice"] == ops["aten.flip.default"] and k["Concat"] == ops["aten.stack.default"], (k, ops)
+    sess = ort.InferenceSession(proto, providers=["CPUExecutionProvider"])
+    feeds = {i.name: a.numpy() for i, a in zip(sess.get_inputs(), args, strict=True)}
+    (out,) = sess.run(None, feeds)
+    assert zoo.max_rel_error(ref, torch.from_numpy(out)) <= 2e-6
+    try:
+        import openvino as ov
+    except ImportError:
+        return  # ONNX Runtime is the one required runtime; OpenVINO is checked where installed
+    core = ov.Core()  # f32 asked for: the CPU plugin may otherwise run bf16 where the host has it
+    compiled = core.compile_model(core.read_model(proto, b""), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    got = compiled(list(feeds.values()))[0]
+    assert zoo.max_rel_error(ref, torch.from_numpy(got)) <= 2e-6

@@ -1,0 +1,151 @@
+/* The centred transform, ifftshift -> fft/ifft (1-D, 2-D or n-D) -> fftshift, as fastMRI writes fft2c/ifft2c,
+ * for graph runtimes (targets onnx and openvino; row "fft.shift_fold" of registry.c).
+ *
+ * A roll is a Slice pair and a Concat per axis and part in ONNX, a pass over the data each. A roll by s along an
+ * axis the matmul strategy transforms with one direct DFT matrix is a permutation of that matrix: of its input
+ * side before the transform, of its output side after. So the shifts go into the constant tables (fft/left.c,
+ * fft/last_axis.c read them from the context) and no roll is left. The pattern starts at the ifftshift and takes
+ * over the transform it feeds and, when the transform's only reader is an fftshift over transformed dims, that
+ * too. It declines anything else: other readers in between, sizes the plan does not do in one direct matrix,
+ * resized transforms (n=, s=), a real input, a native FFT strategy. */
+#include <math.h>
+#include <string.h>
+
+#include "cxmath/cxmath.h"
+#include "fft/engine.h"
+#include "fft/plan.h"
+#include "lower/realops.h"
+#include "patterns/patterns.h"
+
+static const char *const forward_ops[] = {"aten.fft_fft.default", "aten.fft_fft2.default", "aten.fft_fftn.default",
+                                          NULL};
+static const char *const backward_ops[] = {"aten.fft_ifft.default", "aten.fft_ifft2.default",
+                                           "aten.fft_ifftn.default", NULL};
+
+/* The one node that reads v, or NULL (none, several, or v is a graph output). */
+static const rf_node *sole_reader(const rf_graph *g, const rf_value *v) {
+    const rf_node *found = NULL;
+    for (size_t i = 0; i < g->noutputs; i++)
+        if (rf_attr_refs(&g->outputs[i], v)) return NULL;
+    for (size_t i = 0; i < g->nnodes; i++)
+        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
+            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
+                if (found && found != g->nodes[i]) return NULL;
+                found = g->nodes[i];
+            }
+    return found;
+}
+
+static int reads_as_self(const rf_node *n, const rf_value *v) {
+    const rf_attr *a = rf_node_arg(n, "self");
+    if (!a || a->kind != RF_A_VALUE || a->value != v) return 0;
+    for (size_t k = 0; k < n->nargs; k++)
+        if (strcmp(n->args[k].name, "self") != 0 && rf_attr_refs(&n->args[k].attr, v)) return 0;
+    return 1;
+}
+
+/* The dims of argument `name` (normalised to [0, rank), unique) into dims; absent or none: the defaults
+ * (def, or every dim when ndef < 0). 0 when they are not static ints in range. */
+static int dims_arg(const rf_node *n, const char *name, int rank, const int64_t *def, int ndef, int64_t *dims,
+                    size_t *nd) {
+    const rf_attr *a = rf_node_arg(n, name);
+    int k;
+    if (!a || a->kind == RF_A_NONE) {
+        k = ndef < 0 ? rank : ndef;
+        for (int i = 0; i < k; i++) dims[i] = ndef < 0 ? i : def[i];
+    } else if ((k = rf_int_list(a, dims, RF_MAX_RANK)) < 0) {
+        return 0;
+    }
+    for (int i = 0; i < k; i++) {
+        if (dims[i] < 0) dims[i] += rank;
+        if (dims[i] < 0 || dims[i] >= rank) return 0;
+        for (int j = 0; j < i; j++)
+            if (dims[j] == dims[i]) return 0;
+    }
+    *nd = (size_t)k;
+    return 1;
+}
+
+static int absent(const rf_node *n, const char *name) {
+    const rf_attr *a = rf_node_arg(n, name);
+    return !a || a->kind == RF_A_NONE;
+}
+
+/* torch's _apply_norm for a transform over numel points; 0 for a norm it does not know. */
+static double norm_scale(const rf_node *n, double numel, int forward) {
+    const rf_attr *a = rf_node_arg(n, "norm");
+    const char *m = (!a || a->kind == RF_A_NONE) ? "backward" : (a->kind == RF_A_STR ? a->s : "");
+    if (!strcmp(m, "ortho")) return 1.0 / sqrt(numel);
+    if (!strcmp(m, "backward")) return forward ? 1.0 : 1.0 / numel;
+    if (!strcmp(m, "forward")) return forward ? 1.0 / numel : 1.0;
+    return 0.0;
+}
+
+static int contains(const int64_t *dims, size_t nd, int64_t d) {
+    for (size_t i = 0; i < nd; i++)
+        if (dims[i] == d) return 1;
+    return 0;
+}
+
+int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
+    if (!(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || n->nouts != 1) return 0;
+    const rf_attr *self = rf_node_arg(n, "self");
+    if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(self->value->dtype)) return 0;
+    const rf_value *x = self->value;
+    int rank = x->rank;
+    if (rank < 1 || rank >= RF_MAX_RANK) return 0;
+    const rf_graph *g = rf_in_graph(L);
+    const rf_node *t = sole_reader(g, n->outs[0]);
+    if (!t || t->nouts != 1 || !reads_as_self(t, n->outs[0])) return 0;
+    int forward = rf_str_in(t->op, forward_ops), two = strstr(t->op, "fft2.") != NULL;
+    int one = !two && strstr(t->op, "fftn.") == NULL;
+    if (!forward && !rf_str_in(t->op, backward_ops)) return 0;
+    int64_t sdims[RF_MAX_RANK], tdims[RF_MAX_RANK], cdims[RF_MAX_RANK];
+    size_t ns = 0, nt = 0, nc = 0;
+    if (!dims_arg(n, "dim", rank, NULL, -1, sdims, &ns)) return 0;
+    if (one ? !absent(t, "n") : !absent(t, "s")) return 0; /* a resized transform: left to the rules */
+    if (!dims_arg(t, "dim", rank, one ? (int64_t[]){-1} : (int64_t[]){-2, -1}, two ? 2 : (one ? 1 : -1), tdims, &nt))
+        return 0;
+    double numel = 1.0;
+    for (size_t i = 0; i < nt; i++) {
+        const rf_dim *sz = &x->dims[tdims[i]];
+        rf_fft_plan plan;
+        if (sz->sym || sz->size < 2 || rf_fft_plan_make(sz->size, &plan) || !rf_fft_plan_is_direct(&plan)) return 0;
+        numel *= (double)sz->size;
+    }
+    for (size_t i = 0; i < ns; i++)
+        if (!contains(tdims, nt, sdims[i])) return 0; /* a roll along an untransformed dim stays a roll */
+    double scale = norm_scale(t, numel, forward);
+    if (scale == 0.0) return 0;
+    /* the fftshift after it, when it is the transform's only reader and shifts transformed dims only */
+    const rf_node *c = sole_reader(g, t->outs[0]);
+    if (c && (strcmp(c->op, "aten.fft_fftshift.default") || c->nouts != 1 || !reads_as_self(c, t->outs[0]) ||
+              !dims_arg(c, "dim", rank, NULL, -1, cdims, &nc)))
+        c = NULL;
+    for (size_t i = 0; c && i < nc; i++)
+        if (!contains(tdims, nt, cdims[i])) c = NULL;
+    rf_dtype dt = rf_work_dtype(L, t);
+    rf_fft_ctx f = {.L = L, .dt = dt};
+    if (rf_fft_native(&f) || !rf_dtype_is_floating(dt)) return 0;
+    rf_cx in = rf_in_cx(L, n, "self", dt);
+    if (rf_status_of(L) != RF_OK || !in.re.v || !rf_cx_im_or_null(in)) return 0;
+    int64_t rin[RF_MAX_RANK] = {0}, rout[RF_MAX_RANK] = {0};
+    for (size_t i = 0; i < ns; i++) rin[sdims[i]] = (x->dims[sdims[i]].size + 1) / 2; /* ifftshift */
+    for (size_t i = 0; i < nc; i++) rout[cdims[i]] = x->dims[cdims[i]].size / 2;     /* fftshift */
+    f.rolls_in = rin;
+    f.rolls_out = c ? rout : NULL;
+    rf_cx y = rf_fft_c2c_dims(&f, in, tdims, nt, forward ? -1 : 1);
+    if (f.oom || !y.re.v) {
+        rf_fft_done(&f, n, 0);
+        return 1;
+    }
+    y = rf_cx_scale(L, y, rf_num(scale));
+    rf_set_unread(L, n->outs[0]);
+    rf_fuse_node(L, t);
+    if (c) {
+        rf_set_unread(L, t->outs[0]);
+        rf_fuse_node(L, c);
+    }
+    rf_set_cx(L, (c ? c : t)->outs[0], y);
+    return 1;
+}
