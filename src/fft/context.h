@@ -16,6 +16,12 @@ typedef struct rf_fft_ctx {
      * sizes honour them (matmul.c, left.c, last_axis.c); the pattern checks that before it sets them. */
     const int64_t *rolls_in, *rolls_out;
     int64_t roll_in, roll_out; /* those of the 1-D stage being emitted (set by matmul.c) */
+    /* Hints to a c2r along the last axis (rules/fft_ops.c; honoured by graph_real.c, which then zeroes them):
+     * keep_last > 0: only the first keep_last outputs are read, the rest may be missing (the caller crops);
+     * fold_scale != 0: a factor the output needs, to go into the last table (the caller scales when it is
+     * still set). */
+    int64_t keep_last;
+    double fold_scale;
 } rf_fft_ctx;
 
 /* A constant of the new graph; NULL data (a failed allocation) marks the build out of memory. */

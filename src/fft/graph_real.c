@@ -14,7 +14,9 @@
  *             matmul over (k1, part) that keeps the real part.
  * The per-k1 matmuls are batched over k1 with the other dims as rows, so all
  * non-transformed dims must be static. A forward input whose tail is a known
- * zero pad (Hyena's rfft(u, n=2L)) skips the zero rows of the first stage. */
+ * zero pad (Hyena's rfft(u, n=2L)) skips the zero rows of the first stage; a backward transform whose
+ * caller reads only the first outputs (Hyena's crop to L; keep_last, context.h) computes only the rows j1 that
+ * hold them, and the caller's scale (fold_scale) goes into the last table. */
 #include "fft/graph_real.h"
 
 #include <math.h>
@@ -135,9 +137,14 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
     rf_lowering *L = f->L;
     int lead = x.v ? x.v->rank - 2 : -1;
     if (x.real || !applies(f, x.v, lead, n)) return 0;
-    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1;
+    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, rows = p;
+    /* only the first keep_last outputs read (Hyena's crop to L): the rows j1 that hold them */
+    if (f->keep_last > 0 && f->keep_last < n) rows = (f->keep_last + q - 1) / q;
+    double scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0;
+    f->keep_last = 0;
+    f->fold_scale = 0.0;
     double *w = rf_fft_dalloc(f, (size_t)(p * 2 * qk * 2 * q));
-    double *s = rf_fft_dalloc(f, (size_t)(p * 2 * p));
+    double *s = rf_fft_dalloc(f, (size_t)(rows * 2 * p));
     if (!w || !s) {
         rf_free(w);
         rf_free(s);
@@ -162,24 +169,25 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
                 }
             }
         }
-    for (int64_t j1 = 0; j1 < p; j1++)
+    for (int64_t j1 = 0; j1 < rows; j1++) /* the scale rides in the last table (exact for a power of two) */
         for (int64_t k1 = 0; k1 < p; k1++) {
             double c, sn;
             rf_fft_unit_root((j1 * k1) % p, p, &c, &sn);
-            s[j1 * 2 * p + 2 * k1] = c;
-            s[j1 * 2 * p + 2 * k1 + 1] = -sn + 0.0;
+            s[j1 * 2 * p + 2 * k1] = scale * c;
+            s[j1 * 2 * p + 2 * k1 + 1] = scale * -sn + 0.0;
         }
-    char name[64];
+    char name[80];
     snprintf(name, sizeof name, "girfft%lld_cols", (long long)n);
     rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * qk, 2 * q}, w);
-    snprintf(name, sizeof name, "girfft%lld_rows", (long long)n);
-    rf_value *ks = table(f, name, 2, (int64_t[]){p, 2 * p}, s);
+    if (rows == p && scale == 1.0) snprintf(name, sizeof name, "girfft%lld_rows", (long long)n);
+    else snprintf(name, sizeof name, "girfft%lld_rows%lld_scaled", (long long)n, (long long)rows);
+    rf_value *ks = table(f, name, 2, (int64_t[]){rows, 2 * p}, s);
     rf_value *v = rf_b_resize(L, rf_b_resize(L, x.v, -1, n / 2 + 1), -1, qk * p);
     v = rf_b_unflatten(L, lead_flat(L, v, lead), -1, 2, (int64_t[]){qk, p});    /* [B, 2, k2, k1] */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){3, 0, 1, 2}), -2, -1); /* [k1, B, (part, k2)] */
     v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, q});     /* [k1, B, 2, j2] */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), 1, 2);  /* [B, (k1, part), j2] */
-    v = rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                          /* [B, n] */
+    v = rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                          /* [B, rows*q] */
     *out = unlead(L, v, x.v, lead);
     return 1;
 }

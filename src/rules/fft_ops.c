@@ -96,6 +96,34 @@ static rf_cx resize_all(rf_lowering *L, rf_cx x, const int64_t *dims, const int6
     return x;
 }
 
+/* The one reader of n's result when it is a slice [0, *keep) of the last dim d with *keep < len (Hyena's
+ * irfft(..., n=2L)[..., :L]), for the graph targets' matmul inverse, which then computes only those outputs;
+ * else NULL. */
+static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, int64_t d, int64_t len, int64_t *keep) {
+    const rf_graph *g = rf_in_graph(L);
+    const rf_value *v = n->outs[0];
+    const rf_node *found = NULL;
+    if (!(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || d != v->rank - 1) return NULL;
+    for (size_t i = 0; i < g->noutputs; i++)
+        if (rf_attr_refs(&g->outputs[i], v)) return NULL;
+    for (size_t i = n->index + 1; i < g->nnodes; i++)
+        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
+            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
+                if (found || strcmp(g->nodes[i]->args[k].name, "self")) return NULL;
+                found = g->nodes[i];
+            }
+    if (!found || strcmp(found->op, "aten.slice.Tensor") || found->nouts != 1) return NULL;
+    int64_t dim = 0, start = 0, end = INT64_MAX, step = 1;
+    if (rf_opt_int(found, "dim", &dim) < 0 || rf_opt_int(found, "start", &start) < 0 ||
+        rf_opt_int(found, "end", &end) < 0 || rf_opt_int(found, "step", &step) < 0)
+        return NULL;
+    if (dim < 0) dim += v->rank;
+    if (end < 0) end += len;
+    if (dim != d || start != 0 || step != 1 || end <= 0 || end >= len) return NULL;
+    *keep = end;
+    return found;
+}
+
 /* The transform of `kind` over dims (static sizes, normalised, unique) of n's
  * self, resized to `shape` first; lds: the real signal length of irfft and hfft. */
 static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const rf_value *sv, const int64_t *dims,
@@ -103,6 +131,8 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
     int forward = kind_forward(kind);
     if (kind == K_IRFFT || kind == K_HFFT) { /* Hermitian half spectrum in, real signal out */
         rf_fft_ctx f = {.L = L, .dt = real_out_dtype(L, sv)};
+        const rf_node *crop = NULL;
+        int64_t crop_len = 0;
         if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
         /* an input zero outside some blocks: read those alone */
         int64_t outs[RF_MAX_RANK];
@@ -122,8 +152,12 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             rf_fft_sparse_free(&sp);
             out = rf_b_scale(L, out, scale);
         } else if (kind == K_IRFFT) {
+            crop = rf_fft_native(&f) ? NULL : crop_reader(L, n, dims[nd - 1], lds, &crop_len);
+            f.keep_last = crop_len;
+            f.fold_scale = scale;
             out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
-            out = rf_b_scale(L, out, scale);
+            out = rf_b_scale(L, out, f.fold_scale != 0.0 ? f.fold_scale : 1.0);
+            if (crop) out = rf_b_resize(L, out, dims[nd - 1], crop_len);
         } else {
             x = rf_fft_c2c_dims(&f, x, dims, nd - 1, -1);
             x = rf_cx_conj(L, rf_cx_scale(L, x, rf_num(norm_scale(nm, outer, 1))));
@@ -131,6 +165,12 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             out = rf_b_scale(L, out, norm_scale(nm, (double)lds, 1));
         }
         if (f.oom || !out) return rf_fft_done(&f, n, 0);
+        if (crop) { /* the slice's result is ours; the full output is never built */
+            rf_set_real(L, crop->outs[0], out);
+            rf_fuse_node(L, crop);
+            rf_set_unread(L, n->outs[0]);
+            return RF_OK;
+        }
         rf_set_real(L, n->outs[0], out);
         return RF_OK;
     }

@@ -64,8 +64,8 @@ def test_rfft_irfft_two_stages_within_2e6(shape: tuple[int, ...], n: int) -> Non
         got = ep.module()(arg)
         assert rel(ref, got) <= 2e-6, (type(model).__name__, rel(ref, got))
         k = kinds(ep, (arg,))
-        # irfft's 1/n is the one Mul; no twiddle, packing or Hermitian-mask passes
-        assert k["MatMul"] == 2 and k["Mul"] == (isinstance(model, Irfft)) and k["Add"] == 0, k
+        # irfft's 1/n rides in its last table; no twiddle, packing or Hermitian-mask passes
+        assert k["MatMul"] == 2 and k["Mul"] == 0 and k["Add"] == 0, k
         assert k["Transpose"] <= 2, k
 
 
@@ -77,11 +77,53 @@ def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
     ep = realify.lower(torch.export.export(model, (u,)), target="onnx")
     proto = torch.onnx.export(ep, (u,), dynamo=True, verbose=False).model_proto
     assert not [n for n in proto.graph.node if n.op_type == "Pad" and n.input[0] == proto.graph.input[0].name]
+    rows = [t.shape[0] for name, t in ep.named_buffers() if "girfft" in name]
+    assert rows[1] * 2 == rows[0], rows  # the crop to L: the inverse computes the first half of its rows only
     with torch.no_grad():
         ref = model(u)
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     (out,) = sess.run(None, {proto.graph.input[0].name: u.numpy()})
     assert zoo.max_rel_error(ref, torch.from_numpy(out)) <= 2e-6
+    try:
+        import openvino as ov
+    except ImportError:
+        return  # ONNX Runtime is the one required runtime; OpenVINO is checked where installed
+    core = ov.Core()
+    ov_model = core.read_model(proto.SerializeToString(), b"")
+    compiled = core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    assert zoo.max_rel_error(ref, torch.from_numpy(compiled([u.numpy()])[0])) <= 2e-6
+
+
+class CroppedIrfft(torch.nn.Module):
+    def __init__(self, n: int, keep: int) -> None:
+        super().__init__()
+        self.n, self.keep = n, keep
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.irfft(torch.view_as_complex(x), n=self.n)[..., : self.keep]
+
+
+def table_rows(ep: torch.export.ExportedProgram, word: str) -> list[int]:
+    return [t.shape[0] for name, t in ep.named_buffers() if word in name]
+
+
+@pytest.mark.parametrize(("n", "keep"), [(2048, 1024), (512, 300), (130, 64)])
+def test_cropped_irfft_computes_only_the_kept_outputs(n: int, keep: int) -> None:
+    """irfft(..., n)[..., :keep] (Hyena's crop to L): the inverse's last table holds only the rows j1 of the kept
+    outputs, its 1/n is folded into that table, and the numbers stay within 2e-6 of torch.fft."""
+    g = torch.Generator().manual_seed(keep)
+    spec = torch.view_as_real(torch.fft.rfft(torch.randn(3, n, generator=g)))
+    model = CroppedIrfft(n, keep).eval()
+    ep = realify.lower(torch.export.export(model, (spec,)), target="onnx")
+    ref = torch.fft.irfft(torch.view_as_complex(spec.double()), n=n)[..., :keep]
+    assert rel(ref, ep.module()(spec)) <= 2e-6
+    rows = table_rows(ep, "girfft")  # (p, 2qk, 2q) per-k1 table, then the (rows, 2p) last one
+    p = rows[0]
+    assert rows[1] == -(-keep // (n // p)) < p, rows
+    k = kinds(ep, (spec,))
+    assert k["MatMul"] == 2 and k["Mul"] == 0, k
+    full = realify.lower(torch.export.export(Irfft(n).eval(), (spec,)), target="onnx")
+    assert table_rows(full, "girfft")[1] == p  # the uncropped inverse keeps every row
 
 
 def test_portable_target_keeps_the_packed_transform() -> None:
