@@ -8,6 +8,7 @@
  *   onnx-dft  forward realify.dft calls, one per axis (onnx_dft.c) */
 #include "fft/engine.h"
 
+#include "fft/graph_real.h"
 #include "fft/plan.h"
 #include "fft/strategy.h"
 
@@ -55,6 +56,11 @@ rf_value *rf_fft_c2r_dims(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd
     case RF_FFT_MATMUL: break;
     }
     return rf_fft_matmul_c2r(f, x, dims, nd, last_dim_size);
+}
+
+int rf_fft_conv_last(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out) {
+    if (rf_status_of(f->L) != RF_OK || strategy(f) != RF_FFT_MATMUL) return 0;
+    return rf_fft_conv_graph(f, a, b, scale_b, n, out);
 }
 
 /* ---- rule plumbing ---- */

@@ -48,6 +48,11 @@ rf_value *rf_fft_c2r_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const i
  * onnx-dft) rather than the DFT matmuls that prune.c's plans are made of. */
 int rf_fft_native(const rf_fft_ctx *f);
 
+/* irfft(rfft(a, n) * rfft(b, n) * scale_b, n) along the last axis of real a, b (lead dims broadcasting), as the
+ * graph targets' matmul strategy does it (fft/graph_real.c): the product in the stages' own layout. 1 with *out
+ * set (NULL: the build failed, f marked), 0 when it does not apply (the caller lowers the ops one by one). */
+int rf_fft_conv_last(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out);
+
 /* Rule plumbing */
 int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt);
 /* Fails (RF_ERR_UNSUPPORTED, with a message) unless x's rank is known and its

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cxmath/cxmath.h"
 #include "fft/plan.h"
 #include "ir/mem.h"
 
@@ -81,25 +82,19 @@ static rf_value *table(rf_fft_ctx *f, const char *name, int rank, const int64_t 
     return k;
 }
 
-int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
+/* The forward's two stages on src [B, rows*q] (the first rows*q samples of the length-n signal, the rest zero),
+ * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k2 < qk (the bins past n/2 are
+ * extra; the inverse's table reads none of them). */
+static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale) {
     rf_lowering *L = f->L;
-    int lead = x ? x->rank - 1 : -1;
-    if (!applies(f, x, lead, n)) return 0;
-    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, m = n / 2 + 1, rows = p;
-    rf_value *src = x, *u = unpadded(x);
-    if (u && u->rank == x->rank && !u->dims[lead].sym) { /* only the rows j1 that hold data */
-        rows = (u->dims[lead].size + q - 1) / q;
-        if (rows < 1) rows = 1;
-        if (rows < p) src = rf_b_resize(L, u, -1, rows * q);
-    }
-    char name[64];
+    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1;
+    char name[80];
     double *a = rf_fft_dalloc(f, (size_t)(2 * p * rows));
     double *w = rf_fft_dalloc(f, (size_t)(p * 2 * q * 2 * qk));
     if (!a || !w) {
         rf_free(a);
         rf_free(w);
-        *out = rf_fft_bk(NULL, 0);
-        return 1;
+        return NULL;
     }
     for (int64_t k1 = 0; k1 < p; k1++)
         for (int64_t j1 = 0; j1 < rows; j1++) {
@@ -113,30 +108,57 @@ int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
             for (int64_t k2 = 0; k2 < qk; k2++) {
                 double c, s, *blk = w + k1 * 4 * q * qk; /* rows (part of y, j2), columns (part of X, k2) */
                 rf_fft_unit_root((j2 * (k1 + p * k2)) % n, n, &c, &s);
-                blk[j2 * 2 * qk + k2] = c;               /* Re y -> Re X */
-                blk[j2 * 2 * qk + qk + k2] = -s + 0.0;   /* Re y -> Im X */
-                blk[(q + j2) * 2 * qk + k2] = s;         /* Im y -> Re X */
-                blk[(q + j2) * 2 * qk + qk + k2] = c;    /* Im y -> Im X */
+                blk[j2 * 2 * qk + k2] = scale * c;                /* Re y -> Re X */
+                blk[j2 * 2 * qk + qk + k2] = scale * -s + 0.0;    /* Re y -> Im X */
+                blk[(q + j2) * 2 * qk + k2] = scale * s + 0.0;    /* Im y -> Re X */
+                blk[(q + j2) * 2 * qk + qk + k2] = scale * c;     /* Im y -> Im X */
             }
     snprintf(name, sizeof name, "grfft%lld_rows%lld", (long long)n, (long long)rows);
     rf_value *ka = table(f, name, 2, (int64_t[]){2 * p, rows}, a);
-    snprintf(name, sizeof name, "grfft%lld_cols", (long long)n);
+    if (scale == 1.0) snprintf(name, sizeof name, "grfft%lld_cols", (long long)n);
+    else snprintf(name, sizeof name, "grfft%lld_cols_scaled", (long long)n);
     rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * q, 2 * qk}, w);
-    rf_value *v = rf_b_unflatten(L, lead_flat(L, src, lead), -1, 2, (int64_t[]){rows, q}); /* [B, j1, j2] */
-    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){p, 2});               /* [B, k1, part, j2] */
+    rf_value *v = rf_b_unflatten(L, src, -1, 2, (int64_t[]){rows, q});       /* [B, j1, j2] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){p, 2}); /* [B, k1, part, j2] */
     /* k1 to the front on the 4-d view: ONNX Runtime would fuse a transpose next to the matmul into a
      * FusedMatMul with a strided operand, twice as slow as the two apart */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), -2, -1); /* [k1, B, (part, j2)] */
-    v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, qk});     /* [k1, B, part, k2] */
+    return rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, qk}); /* [k1, B, part, k2] */
+}
+
+/* x [B, len], the first len samples of a length-n signal (zero after): [B, rows*q] and the rows j1 it fills. */
+static rf_value *forward_source(rf_lowering *L, rf_value *x, int64_t n, int64_t *rows) {
+    int64_t p = split_of(n), q = n / p, len = x->dims[x->rank - 1].size;
+    if (len >= n) {
+        *rows = p;
+        return rf_b_resize(L, x, -1, n);
+    }
+    *rows = len < 1 ? 1 : (len + q - 1) / q;
+    return rf_b_resize(L, x, -1, *rows * q);
+}
+
+int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
+    rf_lowering *L = f->L;
+    int lead = x ? x->rank - 1 : -1;
+    if (!applies(f, x, lead, n)) return 0;
+    int64_t m = n / 2 + 1, rows = 0;
+    rf_value *u = unpadded(x);
+    if (!u || u->rank != x->rank || u->dims[lead].sym) u = x; /* else only the rows j1 that hold data */
+    rf_value *src = forward_source(L, lead_flat(L, u, lead), n, &rows);
+    rf_value *v = forward_stages(f, src, n, rows, 1.0);
+    if (!v) {
+        *out = rf_fft_bk(NULL, 0);
+        return 1;
+    }
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 2, 3, 0}), -2, -1); /* [B, 2, (k2, k1)] */
     *out = rf_fft_bk(unlead(L, rf_b_resize(L, v, -1, m), x, lead), 0);
     return 1;
 }
 
-int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
+/* The inverse's two stages on v [k1, B, (part, k2)] (the half spectrum X[k1 + p*k2]; the bins past n/2 are not
+ * read): [B, rows*q], the rows j1 of f->keep_last (all without it), f->fold_scale in the last table. */
+static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n) {
     rf_lowering *L = f->L;
-    int lead = x.v ? x.v->rank - 2 : -1;
-    if (x.real || !applies(f, x.v, lead, n)) return 0;
     int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, rows = p;
     /* only the first keep_last outputs read (Hyena's crop to L): the rows j1 that hold them */
     if (f->keep_last > 0 && f->keep_last < n) rows = (f->keep_last + q - 1) / q;
@@ -148,8 +170,7 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
     if (!w || !s) {
         rf_free(w);
         rf_free(s);
-        *out = NULL;
-        return 1;
+        return NULL;
     }
     for (int64_t k1 = 0; k1 < p; k1++)
         for (int64_t k2 = 0; k2 < qk; k2++) {
@@ -182,12 +203,71 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
     if (rows == p && scale == 1.0) snprintf(name, sizeof name, "girfft%lld_rows", (long long)n);
     else snprintf(name, sizeof name, "girfft%lld_rows%lld_scaled", (long long)n, (long long)rows);
     rf_value *ks = table(f, name, 2, (int64_t[]){rows, 2 * p}, s);
+    v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, q});    /* [k1, B, 2, j2] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), 1, 2); /* [B, (k1, part), j2] */
+    return rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                      /* [B, rows*q] */
+}
+
+int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
+    rf_lowering *L = f->L;
+    int lead = x.v ? x.v->rank - 2 : -1;
+    if (x.real || !applies(f, x.v, lead, n)) return 0;
+    int64_t p = split_of(n), qk = n / 2 / p + 1;
     rf_value *v = rf_b_resize(L, rf_b_resize(L, x.v, -1, n / 2 + 1), -1, qk * p);
     v = rf_b_unflatten(L, lead_flat(L, v, lead), -1, 2, (int64_t[]){qk, p});    /* [B, 2, k2, k1] */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){3, 0, 1, 2}), -2, -1); /* [k1, B, (part, k2)] */
-    v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, q});     /* [k1, B, 2, j2] */
-    v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), 1, 2);  /* [B, (k1, part), j2] */
-    v = rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                          /* [B, rows*q] */
-    *out = unlead(L, v, x.v, lead);
+    *out = unlead(L, inverse_stages(f, v, n), x.v, lead);
+    return 1;
+}
+
+/* [k1, B, part, k2] -> [k1, d..., part, k2] for x's lead dims d (lead of them). */
+static rf_value *split_lead(rf_lowering *L, rf_value *v, const rf_value *x, int lead) {
+    if (!v || lead == 1) return v;
+    if (lead == 0) return rf_b_squeeze(L, v, 1);
+    int64_t sizes[RF_MAX_RANK];
+    for (int i = 0; i < lead; i++) sizes[i] = x->dims[i].size;
+    return rf_b_unflatten(L, v, 1, (size_t)lead, sizes);
+}
+
+int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out) {
+    rf_lowering *L = f->L;
+    int la = a ? a->rank - 1 : -1, lb = b ? b->rank - 1 : -1;
+    if (!applies(f, a, la, n) || !applies(f, b, lb, n) || a->dims[la].sym || b->dims[lb].sym) return 0;
+    int r = (la > lb ? la : lb) + 3; /* [k1, d..., part, k2] */
+    if (r > RF_MAX_RANK) return 0;
+    for (int i = 1; i <= (la < lb ? la : lb); i++) { /* the lead dims broadcast, aligned from the right */
+        int64_t da = a->dims[la - i].size, db = b->dims[lb - i].size;
+        if (da != db && da != 1 && db != 1) return 0;
+    }
+    int64_t ra = 0, rb = 0;
+    rf_value *sa = forward_source(L, lead_flat(L, a, la), n, &ra), *sb = forward_source(L, lead_flat(L, b, lb), n, &rb);
+    rf_value *va = forward_stages(f, sa, n, ra, 1.0), *vb = forward_stages(f, sb, n, rb, scale_b);
+    va = split_lead(L, va, a, la);
+    vb = split_lead(L, vb, b, lb);
+    while (va && va->rank < r) va = rf_b_unsqueeze(L, va, 1);
+    while (vb && vb->rank < r) vb = rf_b_unsqueeze(L, vb, 1);
+    if (!va || !vb) {
+        *out = NULL;
+        return 1;
+    }
+    /* the product in the stages' own layout: no transpose out of the forwards or into the inverse */
+    rf_cx pa = rf_cx_values(rf_b_select(L, va, -2, 0), rf_b_select(L, va, -2, 1));
+    rf_cx pb = rf_cx_values(rf_b_select(L, vb, -2, 0), rf_b_select(L, vb, -2, 1));
+    rf_cx y = rf_cx_mul_eager(L, pa, pb);
+    rf_value *re = y.re.v, *im = y.im.v;
+    if (!re || !im) {
+        *out = NULL;
+        return 1;
+    }
+    rf_value *v = rf_b_stack2(L, re, im, -2); /* [k1, d..., part, k2] */
+    int lead = r - 3;
+    int64_t sizes[RF_MAX_RANK];
+    for (int i = 0; v && i < lead; i++) sizes[i] = v->dims[1 + i].size;
+    if (v && lead == 0) v = rf_b_unsqueeze(L, v, 1);
+    else if (v && lead > 1) v = rf_b_flatten(L, v, 1, lead);
+    v = inverse_stages(f, rf_b_flatten(L, v, -2, -1), n); /* [B, rows*q] */
+    if (v && lead == 0) v = rf_b_squeeze(L, v, 0);
+    else if (v && lead > 1) v = rf_b_unflatten(L, v, 0, (size_t)lead, sizes);
+    *out = v;
     return 1;
 }

@@ -13,5 +13,9 @@
 int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out);
 /* The backward DFT of a Hermitian half spectrum x [..., 2, >= n/2+1]: the real signal [..., n]. */
 int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out);
+/* irfft(rfft(a, n) * rfft(b, n) * scale_b, n) of real a [da..., la], b [db..., lb] (lead dims broadcasting; an
+ * input shorter than n is zero-padded, a longer one cropped), the product taken in the stages' own layout so no
+ * transpose leaves the forwards or enters the inverse: [d..., n] (keep_last and fold_scale as for irdft). */
+int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out);
 
 #endif

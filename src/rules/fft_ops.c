@@ -99,19 +99,28 @@ static rf_cx resize_all(rf_lowering *L, rf_cx x, const int64_t *dims, const int6
 /* The one reader of n's result when it is a slice [0, *keep) of the last dim d with *keep < len (Hyena's
  * irfft(..., n=2L)[..., :L]), for the graph targets' matmul inverse, which then computes only those outputs;
  * else NULL. */
-static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, int64_t d, int64_t len, int64_t *keep) {
-    const rf_graph *g = rf_in_graph(L);
-    const rf_value *v = n->outs[0];
+/* The one node that reads v, as its argument "self" alone (v no graph output), or NULL. */
+static const rf_node *sole_self_reader(const rf_graph *g, const rf_value *v) {
     const rf_node *found = NULL;
-    if (!(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || d != v->rank - 1) return NULL;
     for (size_t i = 0; i < g->noutputs; i++)
         if (rf_attr_refs(&g->outputs[i], v)) return NULL;
-    for (size_t i = n->index + 1; i < g->nnodes; i++)
+    for (size_t i = v->producer ? v->producer->index + 1 : 0; i < g->nnodes; i++)
         for (size_t k = 0; k < g->nodes[i]->nargs; k++)
             if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
                 if (found || strcmp(g->nodes[i]->args[k].name, "self")) return NULL;
                 found = g->nodes[i];
             }
+    return found;
+}
+
+static int graph_target(const rf_lowering *L) {
+    return (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) != 0;
+}
+
+static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, int64_t d, int64_t len, int64_t *keep) {
+    const rf_value *v = n->outs[0];
+    if (!graph_target(L) || d != v->rank - 1) return NULL;
+    const rf_node *found = sole_self_reader(rf_in_graph(L), v);
     if (!found || strcmp(found->op, "aten.slice.Tensor") || found->nouts != 1) return NULL;
     int64_t dim = 0, start = 0, end = INT64_MAX, step = 1;
     if (rf_opt_int(found, "dim", &dim) < 0 || rf_opt_int(found, "start", &start) < 0 ||
@@ -122,6 +131,52 @@ static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, int64_t d, i
     if (dim != d || start != 0 || step != 1 || end <= 0 || end >= len) return NULL;
     *keep = end;
     return found;
+}
+
+/* v = rfft(x, n) along x's last dim, then maybe times or over a number, each step read only by the next (the
+ * factor of Hyena's filter spectrum): the rfft node, with the factor and the rfft's norm in *scale; else NULL. */
+static const rf_node *rfft_factor(rf_lowering *L, const rf_value *v, int64_t n, double *scale) {
+    const rf_graph *g = rf_in_graph(L);
+    const rf_node *p = v->producer;
+    *scale = 1.0;
+    if (p && (!strcmp(p->op, "aten.div.Tensor") || !strcmp(p->op, "aten.mul.Tensor"))) {
+        const rf_attr *self = rf_node_arg(p, "self"), *o = rf_node_arg(p, "other");
+        double k = !o ? 0.0 : o->kind == RF_A_FLOAT ? o->f : o->kind == RF_A_INT ? (double)o->i : 0.0;
+        if (!rf_attr_is_tensor(self) || k == 0.0 || !isfinite(k) || sole_self_reader(g, self->value) != p) return NULL;
+        *scale = p->op[5] == 'd' ? 1.0 / k : k;
+        v = self->value;
+        p = v->producer;
+    }
+    if (!p || strcmp(p->op, "aten.fft_rfft.default") || p->nouts != 1) return NULL;
+    const rf_attr *self = rf_node_arg(p, "self");
+    if (!rf_attr_is_tensor(self) || rf_dtype_is_complex(self->value->dtype) || self->value->rank < 1) return NULL;
+    const rf_value *x = self->value;
+    int64_t len = 0, dim = -1;
+    int has_n = rf_opt_int(p, "n", &len);
+    if (has_n < 0 || rf_opt_int(p, "dim", &dim) < 0 || (dim != -1 && dim != x->rank - 1)) return NULL;
+    if (!has_n && (x->dims[x->rank - 1].sym || (len = x->dims[x->rank - 1].size) != n)) return NULL;
+    norm_mode nm;
+    if (len != n || !read_norm(L, p, &nm)) return NULL;
+    *scale *= norm_scale(nm, (double)n, 1);
+    return p;
+}
+
+/* irfft(rfft(a, n) * rfft(b, n), n) along the last dim (Hyena's long convolution), each step read only by the
+ * next, for the graph targets: the product is taken where the forwards' stages leave it, so neither their
+ * output transposes nor the inverse's input transpose is built (fft/graph_real.c). 1 with *out set. */
+static int long_conv(rf_lowering *L, rf_fft_ctx *f, const rf_node *n, const rf_value *sv, int64_t d, int64_t lds,
+                     rf_value **out) {
+    const rf_node *m = sv->producer;
+    if (!graph_target(L) || d != sv->rank - 1 || !m || strcmp(m->op, "aten.mul.Tensor") ||
+        sole_self_reader(rf_in_graph(L), sv) != n)
+        return 0;
+    const rf_attr *sa = rf_node_arg(m, "self"), *sb = rf_node_arg(m, "other");
+    if (!rf_attr_is_tensor(sa) || !rf_attr_is_tensor(sb) || sa->value == sb->value) return 0;
+    double ka, kb;
+    const rf_node *ra = rfft_factor(L, sa->value, lds, &ka), *rb = rfft_factor(L, sb->value, lds, &kb);
+    if (!ra || !rb) return 0;
+    rf_value *a = real_in(L, ra, f->dt), *b = real_in(L, rb, f->dt);
+    return a && b && rf_fft_conv_last(f, a, b, ka * kb, lds, out);
 }
 
 /* The transform of `kind` over dims (static sizes, normalised, unique) of n's
@@ -155,7 +210,8 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
             crop = rf_fft_native(&f) ? NULL : crop_reader(L, n, dims[nd - 1], lds, &crop_len);
             f.keep_last = crop_len;
             f.fold_scale = scale;
-            out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
+            out = NULL;
+            if (nd != 1 || !long_conv(L, &f, n, sv, dims[0], lds, &out)) out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
             out = rf_b_scale(L, out, f.fold_scale != 0.0 ? f.fold_scale : 1.0);
             if (crop) out = rf_b_resize(L, out, dims[nd - 1], crop_len);
         } else {
