@@ -139,11 +139,12 @@ static const rf_node *rfft_factor(rf_lowering *L, const rf_value *v, int64_t n, 
     const rf_graph *g = rf_in_graph(L);
     const rf_node *p = v->producer;
     *scale = 1.0;
-    if (p && (!strcmp(p->op, "aten.div.Tensor") || !strcmp(p->op, "aten.mul.Tensor"))) {
+    int div = p && !strcmp(p->op, "aten.div.Tensor");
+    if (p && (div || !strcmp(p->op, "aten.mul.Tensor"))) {
         const rf_attr *self = rf_node_arg(p, "self"), *o = rf_node_arg(p, "other");
         double k = !o ? 0.0 : o->kind == RF_A_FLOAT ? o->f : o->kind == RF_A_INT ? (double)o->i : 0.0;
         if (!rf_attr_is_tensor(self) || k == 0.0 || !isfinite(k) || sole_self_reader(g, self->value) != p) return NULL;
-        *scale = p->op[5] == 'd' ? 1.0 / k : k;
+        *scale = div ? 1.0 / k : k;
         v = self->value;
         p = v->producer;
     }
