@@ -16,12 +16,16 @@ typedef struct rf_fft_ctx {
      * sizes honour them (matmul.c, left.c, last_axis.c); the pattern checks that before it sets them. */
     const int64_t *rolls_in, *rolls_out;
     int64_t roll_in, roll_out; /* those of the 1-D stage being emitted (set by matmul.c) */
-    /* Hints to a c2r along the last axis (rules/fft_ops.c; honoured by graph_real.c, which then zeroes them):
-     * keep_last > 0: only the first keep_last outputs are read, the rest may be missing (the caller crops);
-     * fold_scale != 0: a factor the output needs, to go into the last table (the caller scales when it is
-     * still set). */
+    /* Hints (rules/fft_ops.c, patterns/fft_shift.c; a stage that honours one zeroes it):
+     * keep_last > 0: only the first keep_last outputs of a c2r along the last axis are read, the rest may be
+     * missing (the caller crops; graph_real.c);
+     * fold_scale != 0: a factor the output needs, to go into one stage's table (graph_real.c's inverse, the
+     * direct stages of last_axis.c and matmul.c); the caller scales when it is still set. */
     int64_t keep_last;
     double fold_scale;
+    /* 1: the c2c's result is read only packed (a graph output, view_as_real; patterns/fft_shift.c): a last
+     * stage along the last axis writes [..., n, 2] pairs, which the packing then reads without a stack */
+    int interleave_out;
 } rf_fft_ctx;
 
 /* A constant of the new graph; NULL data (a failed allocation) marks the build out of memory. */

@@ -64,12 +64,21 @@ static rf_cx c2c_pairs(rf_fft_ctx *f, rf_fft_blk b, const int64_t *dims, size_t 
     stage_rolls(f, dims[nd - 1]);
     if (b.v && !b.real && rf_fft_left_ok(b.v, bd, b.v->rank - 2))
         return pairs_of_interleaved(f->L, rf_fft_left_direct(f, b.v, bd, 0, sign, 1));
+    if (f->interleave_out && b.v && !b.real && bd == b.v->rank - 1 && rf_fft_is_direct(b.v->dims[bd].size)) {
+        /* the graph output's pairs written by the last matmul: its columns in (k, part) order */
+        int64_t n = b.v->dims[bd].size;
+        rf_value *w = rf_fft_dft_matrix_pairs(f, n, sign, f->roll_in, f->roll_out, f->fold_scale ? f->fold_scale : 1.0);
+        f->fold_scale = 0.0;
+        rf_value *y = rf_b_matmul(f->L, rf_b_flatten(f->L, b.v, -2, -1), w);
+        return pairs_of_interleaved(f->L, rf_b_unflatten(f->L, y, -1, 2, (int64_t[]){n, 2}));
+    }
     return rf_fft_pair_of_blk(f->L, along(f, b, dims[nd - 1], r, sign));
 }
 
 rf_cx rf_fft_matmul_c2c(rf_fft_ctx *f, rf_cx x, const int64_t *dims, size_t nd, int sign) {
     rf_cx y = c2c_pairs(f, rf_fft_blk_of_pair(f->L, x), dims, nd, x.re.v->rank, sign);
     f->roll_in = f->roll_out = 0;
+    f->interleave_out = 0;
     return y;
 }
 

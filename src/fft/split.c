@@ -58,13 +58,13 @@ double *rf_fft_dalloc(rf_fft_ctx *f, size_t n) {
  *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
  *   left, real:     [C; sS] @ x                              (2p x p) */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real) {
-    return rf_fft_dft_matrix_rolled(f, p, sign, left, real, 0, 0);
+    return rf_fft_dft_matrix_rolled(f, p, sign, left, real, 0, 0, 1.0);
 }
 
 /* An input roll by r_in is a permutation of the matrix's input side (sample i reads as sample (i + r_in) mod p),
  * an output roll by r_out one of its output side (output k is bin (k - r_out) mod p). */
 rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left, int real, int64_t r_in,
-                                   int64_t r_out) {
+                                   int64_t r_out, double scale) {
     r_in = ((r_in % p) + p) % p;
     r_out = ((r_out % p) + p) % p;
     size_t pp = (size_t)(p * p);
@@ -79,7 +79,7 @@ rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left,
                 /* right: j is the input position, k the output's; left: j the output's, k the input */
                 int64_t jj = left ? (j - r_out + p) % p : (j + r_in) % p;
                 int64_t kk = left ? (k + r_in) % p : (k - r_out + p) % p;
-                double cc = c[jj * p + kk], ss = sign * s[jj * p + kk] + 0.0;
+                double cc = scale * c[jj * p + kk], ss = scale * sign * s[jj * p + kk] + 0.0;
                 if (real && !left) {
                     w[j * cols + k] = cc, w[j * cols + p + k] = ss;
                 } else if (real) {
@@ -97,9 +97,39 @@ rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left,
         int s_eff = (left && !real) ? -sign : sign;
         int at = snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p,
                           real ? (left ? "real_left" : "real") : "block", s_eff < 0 ? "" : "_inv");
-        if ((r_in || r_out) && at > 0 && (size_t)at < sizeof hint)
-            snprintf(hint + at, sizeof hint - (size_t)at, "_roll%lld_%lld", (long long)r_in, (long long)r_out);
+        if ((r_in || r_out || scale != 1.0) && at > 0 && (size_t)at < sizeof hint)
+            snprintf(hint + at, sizeof hint - (size_t)at, "_roll%lld_%lld%s", (long long)r_in, (long long)r_out,
+                     scale != 1.0 ? "_scaled" : "");
         int64_t dims[2] = {rows, cols};
+        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+    }
+    rf_free(c);
+    rf_free(s);
+    rf_free(w);
+    return v;
+}
+
+rf_value *rf_fft_dft_matrix_pairs(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale) {
+    r_in = ((r_in % p) + p) % p;
+    r_out = ((r_out % p) + p) % p;
+    size_t pp = (size_t)(p * p);
+    double *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp), *w = rf_fft_dalloc(f, 4 * pp);
+    rf_value *v = NULL;
+    if (c && s && w) {
+        rf_fft_cos_sin_table(p, p, p, c, s);
+        for (int64_t j = 0; j < p; j++)
+            for (int64_t k = 0; k < p; k++) {
+                int64_t jj = (j + r_in) % p, kk = (k - r_out + p) % p;
+                double cc = scale * c[jj * p + kk], ss = scale * sign * s[jj * p + kk] + 0.0;
+                w[j * 2 * p + 2 * k] = cc;                /* Re x -> Re X */
+                w[j * 2 * p + 2 * k + 1] = ss;            /* Re x -> Im X */
+                w[(p + j) * 2 * p + 2 * k] = -ss + 0.0;   /* Im x -> Re X */
+                w[(p + j) * 2 * p + 2 * k + 1] = cc;      /* Im x -> Im X */
+            }
+        char hint[80];
+        snprintf(hint, sizeof hint, "dft%lld_pairs%s_roll%lld_%lld%s", (long long)p, sign < 0 ? "" : "_inv",
+                 (long long)r_in, (long long)r_out, scale != 1.0 ? "_scaled" : "");
+        int64_t dims[2] = {2 * p, 2 * p};
         v = rf_fft_const(f, hint, f->dt, 2, dims, w);
     }
     rf_free(c);

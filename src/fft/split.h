@@ -26,9 +26,13 @@ double *rf_fft_dalloc(rf_fft_ctx *f, size_t n);
 /* The DFT matrix of size p and sign `sign` for the split layout, multiplied
  * from the left or the right, for a complex or a `real` operand. */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real);
-/* The same with an input roll by r_in and an output roll by r_out folded in (a permutation of its sides). */
+/* The same with an input roll by r_in and an output roll by r_out folded in (a permutation of its sides), every
+ * entry times `scale`. */
 rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left, int real, int64_t r_in,
-                                   int64_t r_out);
+                                   int64_t r_out, double scale);
+/* The right, complex form with its columns in pair order (k, part): x [..., (part, j)] @ it is [..., (k, part)],
+ * the DFT's pairs interleaved as a graph returns them; rolls and scale as above. */
+rf_value *rf_fft_dft_matrix_pairs(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale);
 /* x * k for a complex constant k (re, im; shape sdims, rank srank) that
  * broadcasts over the dims after x's split axis `split` (negative); `name`
  * names the constants. */

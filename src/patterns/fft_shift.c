@@ -36,6 +36,19 @@ static const rf_node *sole_reader(const rf_graph *g, const rf_value *v) {
     return found;
 }
 
+/* v is read only packed, as a graph output or by view_as_real: its pairs are best written interleaved. */
+static int read_packed(const rf_graph *g, const rf_value *v) {
+    int any = 0;
+    for (size_t i = 0; i < g->noutputs; i++) any |= rf_attr_refs(&g->outputs[i], v);
+    for (size_t i = 0; i < g->nnodes; i++)
+        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
+            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
+                if (strcmp(g->nodes[i]->op, "aten.view_as_real.default")) return 0;
+                any = 1;
+            }
+    return any;
+}
+
 static int reads_as_self(const rf_node *n, const rf_value *v) {
     const rf_attr *a = rf_node_arg(n, "self");
     if (!a || a->kind != RF_A_VALUE || a->value != v) return 0;
@@ -134,12 +147,14 @@ int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
     for (size_t i = 0; i < nc; i++) rout[cdims[i]] = x->dims[cdims[i]].size / 2;     /* fftshift */
     f.rolls_in = rin;
     f.rolls_out = c ? rout : NULL;
+    f.interleave_out = read_packed(g, (c ? c : t)->outs[0]);
+    f.fold_scale = scale == 1.0 ? 0.0 : scale; /* into a table where a stage takes it */
     rf_cx y = rf_fft_c2c_dims(&f, in, tdims, nt, forward ? -1 : 1);
     if (f.oom || !y.re.v) {
         rf_fft_done(&f, n, 0);
         return 1;
     }
-    y = rf_cx_scale(L, y, rf_num(scale));
+    if (f.fold_scale != 0.0) y = rf_cx_scale(L, y, rf_num(f.fold_scale));
     rf_set_unread(L, n->outs[0]);
     rf_fuse_node(L, t);
     if (c) {

@@ -210,10 +210,11 @@ static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const
         } else if (kind == K_IRFFT) {
             crop = rf_fft_native(&f) ? NULL : crop_reader(L, n, dims[nd - 1], lds, &crop_len);
             f.keep_last = crop_len;
-            f.fold_scale = scale;
+            int fold = graph_target(L); /* the scale into a table: graph targets' lowerings only */
+            f.fold_scale = fold ? scale : 0.0;
             out = NULL;
             if (nd != 1 || !long_conv(L, &f, n, sv, dims[0], lds, &out)) out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
-            out = rf_b_scale(L, out, f.fold_scale != 0.0 ? f.fold_scale : 1.0);
+            out = rf_b_scale(L, out, !fold ? scale : f.fold_scale != 0.0 ? f.fold_scale : 1.0);
             if (crop) out = rf_b_resize(L, out, dims[nd - 1], crop_len);
         } else {
             x = rf_fft_c2c_dims(&f, x, dims, nd - 1, -1);
