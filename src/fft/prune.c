@@ -2,7 +2,7 @@
  * Fourier neural operator keeps the lowest modes of an rfft2), each pruned dim
  * is one matmul against a truncated DFT matrix of the kept frequencies, n x k
  * instead of a full n-point plan, and later dims see k entries instead of n.
- * The rules decide which outputs are read (rules/fft_prune.c).
+ * The pattern fft.prune decides which outputs are read (patterns/fft_prune.c).
  *
  * Layout as in split.h: a complex tensor is split, [..., 2, L], the real and
  * imaginary rows on the axis before the last; a real one is [..., L]. Pruned

@@ -2,284 +2,56 @@
  * fftshift/ifftshift. torch.export keeps these as single ops; make_fx and
  * aot_autograd decompose them into _fft_c2c/_fft_r2c/_fft_c2r (fft_aten.c). stft,
  * istft and the ops around them live in fft_stft.c, to keep each file short.
- * Semantics follow torch/_refs/fft.py. */
-#include <math.h>
-#include <string.h>
-
+ * Semantics follow torch/_refs/fft.py; src/fft/call.c reads the arguments. */
 #include "cxmath/cxmath.h"
-#include "fft/engine.h"
-#include "fft/plan.h"
+#include "fft/call.h"
 #include "lower/realops.h"
-#include "rules/fft_prune.h"
 #include "rules/rules.h"
-
-/* ---- arguments ---- */
-
-/* An int or int-list argument: 1 and out[0..*count) when given, 0 when absent or
- * none, -1 when it holds something else (a symbolic size). */
-static int opt_ints(const rf_node *n, const char *name, int64_t *out, size_t *count) {
-    const rf_attr *a = rf_node_arg(n, name);
-    *count = 0;
-    if (!a || a->kind == RF_A_NONE) return 0;
-    int k = rf_int_list(a, out, RF_MAX_RANK);
-    if (k < 0) return -1;
-    *count = (size_t)k;
-    return 1;
-}
-
-typedef enum { NORM_BACKWARD, NORM_FORWARD, NORM_ORTHO } norm_mode;
-
-static int read_norm(rf_lowering *L, const rf_node *n, norm_mode *m) {
-    const rf_attr *a = rf_node_arg(n, "norm");
-    *m = NORM_BACKWARD;
-    if (!a || a->kind == RF_A_NONE) return 1;
-    if (a->kind == RF_A_STR && strcmp(a->s, "backward") == 0) return 1;
-    if (a->kind == RF_A_STR && strcmp(a->s, "forward") == 0) *m = NORM_FORWARD;
-    else if (a->kind == RF_A_STR && strcmp(a->s, "ortho") == 0) *m = NORM_ORTHO;
-    else {
-        rf_fail(L, n, RF_ERR_INVALID, "%s: invalid norm", n->op);
-        return 0;
-    }
-    return 1;
-}
-
-/* torch's _apply_norm: the scale of a transform over signal_numel points. */
-static double norm_scale(norm_mode m, double signal_numel, int forward) {
-    if (m == NORM_ORTHO) return 1.0 / sqrt(signal_numel);
-    if ((!forward && m == NORM_BACKWARD) || (forward && m == NORM_FORWARD)) return 1.0 / signal_numel;
-    return 1.0;
-}
-
-static int norm_dim(int64_t d, int rank, int64_t *out) {
-    if (d < 0) d += rank;
-    if (d < 0 || d >= rank) return 0;
-    *out = d;
-    return 1;
-}
-
-static rf_status bad_size_arg(rf_lowering *L, const rf_node *n, const char *what) {
-    return rf_fail(L, n, RF_ERR_UNSUPPORTED,
-                   "%s: %s is symbolic; realify lowers FFTs whose transformed dims are static", n->op, what);
-}
-
-/* The dtype the parts of a real output are computed in. */
-static rf_dtype real_out_dtype(rf_lowering *L, const rf_value *self) {
-    return rf_dtype_is_complex(self->dtype) ? rf_component_of(L, self->dtype) : self->dtype;
-}
-
-static rf_value *real_in(rf_lowering *L, const rf_node *n, rf_dtype dt) {
-    rf_value *x = rf_in_real(L, n, "self");
-    return (x && x->dtype != dt) ? rf_b_cast(L, x, dt) : x;
-}
 
 /* ---- the six transforms, in any number of dims ---- */
 
-enum { K_FFT, K_IFFT, K_RFFT, K_IHFFT, K_IRFFT, K_HFFT };
-
-static int kind_forward(int kind) { return kind == K_FFT || kind == K_RFFT || kind == K_HFFT; }
-
-static double prod(const int64_t *v, size_t n) {
-    double p = 1;
-    for (size_t i = 0; i < n; i++) p *= (double)v[i];
-    return p;
+/* ihfft: the conjugate of a forward real transform; its last dim first, the others then inverse. */
+static rf_cx ihfft(rf_fft_ctx *f, const rf_fft_call *c, rf_value *x) {
+    rf_lowering *L = f->L;
+    if (c->nd <= 1) {
+        rf_cx y = rf_fft_r2c_dims(f, x, c->dims, c->nd, 1);
+        return rf_cx_conj(L, rf_cx_scale(L, y, rf_num(c->scale)));
+    }
+    rf_cx y = rf_cx_conj(L, rf_fft_r2c_dims(f, x, c->dims + c->nd - 1, 1, 1));
+    y = rf_fft_c2c_dims(f, y, c->dims, c->nd - 1, 1);
+    return rf_cx_scale(L, y, rf_num(c->scale));
 }
 
-/* The input already has the transform's sizes along dims (no resize). */
-static int same_sizes(const rf_value *x, const int64_t *dims, const int64_t *shape, size_t nd) {
-    for (size_t i = 0; i < nd; i++)
-        if (x->dims[dims[i]].sym || x->dims[dims[i]].size != shape[i]) return 0;
-    return 1;
+/* hfft: a Hermitian half spectrum to a real signal; the other dims forward first, then the last one. */
+static rf_value *hfft(rf_fft_ctx *f, const rf_fft_call *c, rf_cx x) {
+    rf_lowering *L = f->L;
+    double outer = 1;
+    for (size_t i = 0; i + 1 < c->nd; i++) outer *= (double)c->shape[i];
+    x = rf_fft_c2c_dims(f, x, c->dims, c->nd - 1, -1);
+    x = rf_cx_conj(L, rf_cx_scale(L, x, rf_num(rf_fft_norm_scale(c->norm, outer, 1))));
+    rf_value *out = rf_fft_c2r_dims(f, x, c->dims + c->nd - 1, 1, c->lds);
+    return rf_b_scale(L, out, rf_fft_norm_scale(c->norm, (double)c->lds, 1));
 }
 
-static rf_cx resize_all(rf_lowering *L, rf_cx x, const int64_t *dims, const int64_t *shape, size_t nd) {
-    for (size_t i = 0; i < nd; i++) x = rf_fft_resize_pair(L, x, dims[i], shape[i]);
-    return x;
-}
-
-/* The transform of `kind` over dims (static sizes, normalised, unique) of n's
- * self, resized to `shape` first; lds: the real signal length of irfft and hfft. */
-static rf_status run_transform(rf_lowering *L, const rf_node *n, int kind, const rf_value *sv, const int64_t *dims,
-                               const int64_t *shape, size_t nd, int64_t lds, norm_mode nm) {
-    int forward = kind_forward(kind);
-    if (kind == K_IRFFT || kind == K_HFFT) { /* Hermitian half spectrum in, real signal out */
-        rf_fft_ctx f = {L, real_out_dtype(L, sv), 0};
-        if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-        /* an input zero outside some blocks: read those alone */
-        int64_t outs[RF_MAX_RANK];
-        memcpy(outs, shape, nd * sizeof(int64_t));
-        outs[nd - 1] = lds;
-        rf_fft_sparse sp;
-        int sparse = kind == K_IRFFT && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, outs, nd, &sp);
-        double outer = prod(shape, nd - 1), scale = norm_scale(nm, outer * (double)lds, 0);
-        rf_cx x;
-        if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
-        else if (!(kind == K_IRFFT && rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) &&
-                   rf_fft_sparse_dense(L, n, sv, f.dt, &scale, &x)))
-            x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
-        rf_value *out;
-        if (sparse) {
-            out = rf_fft_c2r_sparse(&f, x, dims, shape, nd, lds, sp.keep);
-            rf_fft_sparse_free(&sp);
-            out = rf_b_scale(L, out, scale);
-        } else if (kind == K_IRFFT) {
-            out = rf_fft_c2r_dims(&f, x, dims, nd, lds);
-            out = rf_b_scale(L, out, scale);
-        } else {
-            x = rf_fft_c2c_dims(&f, x, dims, nd - 1, -1);
-            x = rf_cx_conj(L, rf_cx_scale(L, x, rf_num(norm_scale(nm, outer, 1))));
-            out = rf_fft_c2r_dims(&f, x, dims + nd - 1, 1, lds);
-            out = rf_b_scale(L, out, norm_scale(nm, (double)lds, 1));
-        }
-        if (f.oom || !out) return rf_fft_done(&f, n, 0);
-        rf_set_real(L, n->outs[0], out);
-        return RF_OK;
+/* Every transform op: fft, ifft, rfft, ihfft, irfft, hfft, each in 1-D, 2-D and n-D. The patterns fft.prune,
+ * fft.sparse and fft.blocks (src/patterns/) lower the ones whose outputs are sliced or whose input is mostly
+ * zeros before this rule is asked. */
+static rf_status fft_transform(rf_lowering *L, const rf_node *n) {
+    rf_fft_call c;
+    rf_status s = rf_fft_call_read(L, n, 0, &c);
+    if (s != RF_OK) return s;
+    if (c.form != RF_FFT_HFFT && c.form != RF_FFT_IHFFT) return rf_fft_call_lower(L, n, &c);
+    rf_fft_ctx f = {L, c.dt, 0};
+    rf_cx x = rf_fft_call_input(L, n, &c);
+    if (c.form == RF_FFT_IHFFT) {
+        if (!x.re.v) return RF_ERR_INVALID;
+        return rf_fft_call_publish(&f, n, &c, ihfft(&f, &c, x.re.v));
     }
-    rf_fft_ctx f = {L, rf_work_dtype(L, n), 0};
-    if (!rf_fft_dtype_ok(L, n, f.dt)) return RF_ERR_DTYPE;
-    rf_cx y;
-    /* only some outputs read (slices): compute those alone */
-    rf_fft_prune pr;
-    int pruned = kind != K_IHFFT && !rf_fft_native(&f) && rf_fft_prune_plan(L, n, dims, shape, nd, kind == K_RFFT, &pr);
-    if (kind == K_RFFT || kind == K_IHFFT) {
-        rf_value *x = real_in(L, n, f.dt);
-        if (!x) {
-            if (pruned) rf_fft_prune_free(&pr);
-            return RF_ERR_INVALID;
-        }
-        x = resize_all(L, rf_cx_values(x, NULL), dims, shape, nd).re.v;
-        if (kind == K_RFFT && pruned) {
-            y = rf_fft_r2c_pruned(&f, x, dims, nd, 1, pr.keep);
-            y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 1)));
-        } else if (kind == K_RFFT) {
-            y = rf_cx_scale(L, rf_fft_r2c_dims(&f, x, dims, nd, 1), rf_num(norm_scale(nm, prod(shape, nd), 1)));
-        } else if (nd <= 1) {
-            y = rf_fft_r2c_dims(&f, x, dims, nd, 1);
-            y = rf_cx_conj(L, rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 0))));
-        } else {
-            y = rf_cx_conj(L, rf_fft_r2c_dims(&f, x, dims + nd - 1, 1, 1));
-            y = rf_fft_c2c_dims(&f, y, dims, nd - 1, 1);
-            y = rf_cx_scale(L, y, rf_num(norm_scale(nm, prod(shape, nd), 0)));
-        }
-    } else {
-        rf_fft_sparse sp;
-        int sparse = !pruned && !rf_fft_native(&f) && rf_fft_sparse_plan(L, sv, dims, shape, shape, nd, &sp);
-        double scale = norm_scale(nm, prod(shape, nd), forward);
-        rf_cx x;
-        if (sparse) x = rf_fft_sparse_input(L, &sp, f.dt);
-        else if (!(rf_fft_native(&f) && same_sizes(sv, dims, shape, nd) &&
-                   rf_fft_sparse_dense(L, n, sv, f.dt, &scale, &x)))
-            x = resize_all(L, rf_in_cx(L, n, "self", f.dt), dims, shape, nd);
-        if (sparse) {
-            y = rf_fft_c2c_sparse(&f, x, dims, shape, nd, forward ? -1 : 1, sp.keep);
-            rf_fft_sparse_free(&sp);
-        } else {
-            y = pruned ? rf_fft_c2c_pruned(&f, x, dims, nd, forward ? -1 : 1, pr.keep)
-                       : rf_fft_c2c_dims(&f, x, dims, nd, forward ? -1 : 1);
-        }
-        y = rf_cx_scale(L, y, rf_num(scale));
-    }
-    if (f.oom || !y.re.v) {
-        if (pruned) rf_fft_prune_free(&pr);
-        return rf_fft_done(&f, n, 0);
-    }
-    if (pruned) rf_fft_prune_publish(L, n, &pr, y);
-    else rf_set_cx(L, n->outs[0], y);
+    rf_value *out = hfft(&f, &c, x);
+    if (f.oom || !out) return rf_fft_done(&f, n, 0);
+    rf_set_real(L, n->outs[0], out);
     return RF_OK;
 }
-
-/* ---- fft, ifft, rfft, ihfft, irfft, hfft: one dim, size n ---- */
-
-static rf_status fft_1d(rf_lowering *L, const rf_node *n, int kind) {
-    const rf_attr *self = rf_node_arg(n, "self");
-    if (!rf_attr_is_tensor(self)) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
-    const rf_value *sv = self->value;
-    int64_t d = 0, dim_arg = -1, size = 0;
-    if (sv->rank < 1 || sv->rank >= RF_MAX_RANK)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank between 1 and %d", n->op, RF_MAX_RANK - 1);
-    int has_n = rf_opt_int(n, "n", &size);
-    if (has_n < 0) return bad_size_arg(L, n, "n");
-    if (rf_opt_int(n, "dim", &dim_arg) < 0 || !norm_dim(dim_arg, sv->rank, &d))
-        return rf_fail(L, n, RF_ERR_INVALID, "%s: dim out of range", n->op);
-    norm_mode nm;
-    if (!read_norm(L, n, &nm)) return RF_ERR_INVALID;
-    if (rf_fft_check_static(L, n, sv, &d, 1) != RF_OK) return RF_ERR_UNSUPPORTED;
-    int64_t have = sv->dims[d].size, len = has_n ? size : have, lds = 0;
-    if (kind == K_IRFFT || kind == K_HFFT) { /* the input holds lds/2+1 entries of the half spectrum */
-        lds = has_n ? size : 2 * (have - 1);
-        len = lds / 2 + 1;
-        if (lds < 1 || lds > RF_FFT_MAX_N)
-            return rf_fail(L, n, RF_ERR_INVALID, "%s: invalid number of data points (%lld)", n->op, (long long)lds);
-    } else if (len < 1 || len > RF_FFT_MAX_N) {
-        return rf_fail(L, n, RF_ERR_INVALID, "%s: invalid number of data points (%lld)", n->op, (long long)len);
-    }
-    return run_transform(L, n, kind, sv, &d, &len, 1, lds, nm);
-}
-
-/* ---- fftn, ifftn, rfftn, ihfftn, irfftn, hfftn and their 2-D forms ---- */
-
-static rf_status fft_nd(rf_lowering *L, const rf_node *n, int kind, int two) {
-    const rf_attr *self = rf_node_arg(n, "self");
-    if (!rf_attr_is_tensor(self)) return rf_fail(L, n, RF_ERR_INVALID, "%s needs a tensor", n->op);
-    const rf_value *sv = self->value;
-    int rank = sv->rank;
-    if (rank < 0 || rank >= RF_MAX_RANK)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, RF_MAX_RANK);
-    int64_t dims[RF_MAX_RANK], shape[RF_MAX_RANK], s[RF_MAX_RANK];
-    size_t nd = 0, ns = 0;
-    int has_dim = opt_ints(n, "dim", dims, &nd);
-    int has_s = opt_ints(n, "s", s, &ns);
-    if (has_s < 0) return bad_size_arg(L, n, "s");
-    if (has_dim < 0) return rf_fail(L, n, RF_ERR_INVALID, "%s: bad dim", n->op);
-    if (!has_dim && two) { /* fft2 and friends: dim=(-2, -1) */
-        dims[0] = -2;
-        dims[1] = -1;
-        nd = 2;
-        has_dim = 1;
-    }
-    for (size_t i = 0; has_dim && i < nd; i++) {
-        if (!norm_dim(dims[i], rank, &dims[i])) return rf_fail(L, n, RF_ERR_INVALID, "%s: dim out of range", n->op);
-        for (size_t j = 0; j < i; j++)
-            if (dims[j] == dims[i]) return rf_fail(L, n, RF_ERR_INVALID, "%s: FFT dims must be unique", n->op);
-    }
-    if (has_s) {
-        if ((has_dim && nd != ns) || ns > (size_t)rank)
-            return rf_fail(L, n, RF_ERR_INVALID, "%s: s and dim do not match", n->op);
-        nd = ns;
-        for (size_t i = 0; !has_dim && i < nd; i++) dims[i] = rank - (int64_t)ns + (int64_t)i;
-    } else if (!has_dim) {
-        nd = (size_t)rank;
-        for (size_t i = 0; i < nd; i++) dims[i] = (int64_t)i;
-    }
-    if (rf_fft_check_static(L, n, sv, dims, nd) != RF_OK) return RF_ERR_UNSUPPORTED;
-    for (size_t i = 0; i < nd; i++) {
-        shape[i] = (has_s && s[i] != -1) ? s[i] : sv->dims[dims[i]].size;
-        if (shape[i] < 1 || shape[i] > RF_FFT_MAX_N)
-            return rf_fail(L, n, RF_ERR_INVALID, "%s: invalid number of data points (%lld)", n->op,
-                           (long long)shape[i]);
-    }
-    norm_mode nm;
-    if (!read_norm(L, n, &nm)) return RF_ERR_INVALID;
-    int64_t lds = 0;
-    if (kind == K_IRFFT || kind == K_HFFT) {
-        if (!nd) return rf_fail(L, n, RF_ERR_INVALID, "%s must transform at least one axis", n->op);
-        lds = (!has_s || s[nd - 1] == -1) ? 2 * (sv->dims[dims[nd - 1]].size - 1) : shape[nd - 1];
-        if (lds < 1 || lds > RF_FFT_MAX_N)
-            return rf_fail(L, n, RF_ERR_INVALID, "%s: invalid number of data points (%lld)", n->op, (long long)lds);
-        shape[nd - 1] = lds / 2 + 1;
-    }
-    return run_transform(L, n, kind, sv, dims, shape, nd, lds, nm);
-}
-
-#define FFT_FORMS(K, kind)                                                                                   \
-    static rf_status fft_##K(rf_lowering *L, const rf_node *n) { return fft_1d(L, n, kind); }              \
-    static rf_status fft_##K##2(rf_lowering *L, const rf_node *n) { return fft_nd(L, n, kind, 1); }         \
-    static rf_status fft_##K##n(rf_lowering *L, const rf_node *n) { return fft_nd(L, n, kind, 0); }
-FFT_FORMS(fft, K_FFT)
-FFT_FORMS(ifft, K_IFFT)
-FFT_FORMS(rfft, K_RFFT)
-FFT_FORMS(ihfft, K_IHFFT)
-FFT_FORMS(irfft, K_IRFFT)
-FFT_FORMS(hfft, K_HFFT)
 
 /* ---- fftshift, ifftshift ---- */
 
@@ -298,14 +70,14 @@ static rf_status fft_shift(rf_lowering *L, const rf_node *n, int inverse) {
         return rf_fail(L, n, RF_ERR_UNSUPPORTED, "%s needs a known rank below %d", n->op, RF_MAX_RANK);
     int64_t dims[RF_MAX_RANK], shifts[RF_MAX_RANK];
     size_t nd = 0;
-    int has_dim = opt_ints(n, "dim", dims, &nd);
+    int has_dim = rf_fft_opt_ints(n, "dim", dims, &nd);
     if (has_dim < 0) return rf_fail(L, n, RF_ERR_INVALID, "%s: bad dim", n->op);
     if (!has_dim) {
         nd = (size_t)sv->rank;
         for (size_t i = 0; i < nd; i++) dims[i] = (int64_t)i;
     }
     for (size_t i = 0; i < nd; i++)
-        if (!norm_dim(dims[i], sv->rank, &dims[i])) return rf_fail(L, n, RF_ERR_INVALID, "%s: dim out of range", n->op);
+        if (!rf_fft_norm_dim(dims[i], sv->rank, &dims[i])) return rf_fail(L, n, RF_ERR_INVALID, "%s: dim out of range", n->op);
     if (rf_fft_check_static(L, n, sv, dims, nd) != RF_OK) return RF_ERR_UNSUPPORTED;
     for (size_t i = 0; i < nd; i++) shifts[i] = (sv->dims[dims[i]].size + (inverse ? 1 : 0)) / 2;
     rf_cx x = rf_in_cx(L, n, "self", rf_work_dtype(L, n));
@@ -323,8 +95,8 @@ static rf_status fft_fftshift(rf_lowering *L, const rf_node *n) { return fft_shi
 static rf_status fft_ifftshift(rf_lowering *L, const rf_node *n) { return fft_shift(L, n, 1); }
 
 #define FFT_ROWS(K, flags)                                                                                   \
-    {"aten.fft_" #K ".default", fft_##K, flags}, {"aten.fft_" #K "2.default", fft_##K##2, flags},                  \
-    {"aten.fft_" #K "n.default", fft_##K##n, flags}
+    {"aten.fft_" #K ".default", fft_transform, flags}, {"aten.fft_" #K "2.default", fft_transform, flags},        \
+    {"aten.fft_" #K "n.default", fft_transform, flags}
 
 const rf_rule_entry rf_rules_fft_ops[] = {
     FFT_ROWS(fft, 0),

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 import realify
 import torch
+from harness import TOL, compare
 from realify import _core
 from realify_examples import llama3
+from realify_examples.zoo import FNOSpectral2d
 from torch.fx.experimental.proxy_tensor import make_fx
 
 ROPE_IR = """graph {
@@ -28,7 +30,7 @@ def test_table_lists_each_pattern_once() -> None:
     rows = _core.patterns()
     names = [name for name, _, _ in rows]
     assert len(names) == len(set(names))
-    assert {"rope.op", "rope.graph", "rope.words"} <= set(names)
+    assert {"rope.op", "rope.graph", "rope.words", "fft.prune", "fft.sparse", "fft.blocks"} <= set(names)
     on = {name for name, default, _ in rows if default}
     assert "rope.graph" in on and "rope.op" not in on and "rope.words" not in on  # the keywords opt in
     assert all(doc for _, _, doc in rows)
@@ -79,3 +81,30 @@ def test_disable_patterns_reaches_the_core_from_lower_and_is_checked() -> None:
         realify.lower(gm, disable_patterns=("rope.nope",))
     with pytest.raises(TypeError, match="disable_patterns"):
         realify.lower(gm, disable_patterns="rope.graph")  # type: ignore[arg-type]
+
+
+# the FFT patterns an FNO layer meets, per strategy, in graph order: its rfft2 read through slices, then the irfft2
+# of the blocks it writes into zeros
+FNO_PATTERNS = {"matmul": ("fft.prune", "fft.sparse"), "native": ("fft.blocks",)}
+
+
+@pytest.mark.parametrize("fft", sorted(FNO_PATTERNS))
+def test_fft_patterns_fire_and_disable_gives_the_plain_transforms(fft: str) -> None:
+    model = FNOSpectral2d()
+    x = torch.randn(2, 4, 16, 20, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        ref = model(x)
+        gm = make_fx(model)(x)
+        on = realify.lower(gm, fft=fft)
+        off = realify.lower(gm, fft=fft, disable_patterns=FNO_PATTERNS[fft])
+        fired = [line.split(":")[0].removeprefix("pattern ") for line in on.meta["realify_report"].patterns]
+        assert fired == list(FNO_PATTERNS[fft])
+        assert off.meta["realify_report"].patterns == []
+        targets = [{str(n.target) for n in g.graph.nodes} for g in (on, off)]
+        # on: the blocks read (or rebuilt) directly; off: the spectrum written out as the graph says
+        assert "aten.slice_scatter.default" not in targets[0] and "aten.slice_scatter.default" in targets[1]
+        if fft == "matmul":  # pruned DFT matrices only where fft.prune and fft.sparse fired
+            kept = [["_keep" in t or "_from" in t for t in names if "dft" in t] for names in targets]
+            assert any(kept[0]) and not any(kept[1])
+        compare(on(x), ref, TOL[torch.complex64])
+        compare(off(x), ref, TOL[torch.complex64])
