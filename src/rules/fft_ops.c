@@ -10,7 +10,7 @@
 
 /* ---- the six transforms, in any number of dims ---- */
 
-/* ihfft: the conjugate of a forward real transform; its last dim first, the others then inverse. */
+/* ihfft: the conjugate of a forward real transform: the last dim one-sided first, then the others backward. */
 static rf_cx ihfft(rf_fft_ctx *f, const rf_fft_call *c, rf_value *x) {
     rf_lowering *L = f->L;
     if (c->nd <= 1) {
