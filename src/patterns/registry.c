@@ -17,7 +17,8 @@ static const rf_pattern table[] = {
      "RoPE (interleaved pairs times a per-position table constant over heads) as one realify.rotary_embedding op, "
      "for receivers with a fused rotary kernel (ONNX opset >= 23 RotaryEmbedding)"},
     {"rope.graph", mul, 1, rf_pattern_rope_graph,
-     "the same RoPE for graph runtimes (targets onnx and openvino): the pair axis moved to the front, one "
+     "RoPE for graph runtimes (targets onnx and openvino), its table in any form shared by the heads (Llama's, "
+     "Qwen-Image's [S, 1, D/2], DeepSeek-V2's heads-first [1, 1, S, D/2]): the pair axis moved to the front, one "
      "transpose each way, instead of per-element splits and stacks on an innermost axis of 2"},
     {"rope.words", mul, 0, rf_pattern_rope_words,
      "bfloat16 RoPE (a float32 complex product between casts) reading and writing each pair as one int32 word: "

@@ -108,3 +108,50 @@ def test_fft_patterns_fire_and_disable_gives_the_plain_transforms(fft: str) -> N
             assert any(kept[0]) and not any(kept[1])
         compare(on(x), ref, TOL[torch.complex64])
         compare(off(x), ref, TOL[torch.complex64])
+
+
+def _corpus_model(module: str, build: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    """A third-party model of the corpus, built as its corpus case builds it (tiny config, fixed seed)."""
+    package = {"test_corpus_transformers": "transformers", "test_corpus_diffusers": "diffusers"}[module]
+    pytest.importorskip(package, reason=f"needs {package} (make test installs the corpus packages)")
+    torch.manual_seed(0)
+    return getattr(__import__(module), build)()
+
+
+# RoPE tables that are not Llama's [B|1, S|1, 1, D/2]: rope.graph takes each (one line per rotated q or k)
+THIRD_PARTY_ROPES = {
+    # apply_rotary_emb: heads-first q [B, H, S, D/2], freqs_cis.unsqueeze(1) -> [1, 1, S, D/2]
+    "DeepSeek-V2": ("test_corpus_transformers", "_deepseek_v2", 2),
+    # apply_rotary_emb_qwen(use_real=False): freqs_cis.unsqueeze(1) -> [S, 1, D/2], image and text streams
+    "Qwen-Image": ("test_corpus_diffusers", "_qwen_image", 4),
+    # Wan-style 3-D RoPE in complex128, heads-first after a transpose
+    "AnyFlow": ("test_corpus_diffusers", "_anyflow", 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_PARTY_ROPES))
+def test_rope_graph_takes_third_party_tables(name: str) -> None:
+    module, build, rotated = THIRD_PARTY_ROPES[name]
+    model, args = _corpus_model(module, build)
+    with torch.no_grad():
+        ref = model(*args)
+        ep = torch.export.export(model, args, strict=False)
+        on = realify.lower(ep, target="onnx")
+        off = realify.lower(ep, target="onnx", disable_patterns=("rope.graph",))
+        fired = on.graph_module.meta["realify_report"].patterns
+        assert len(fired) == rotated and all(line.startswith("pattern rope.graph: aten.mul.Tensor %") for line in fired)
+        assert off.graph_module.meta["realify_report"].patterns == []
+        permutes = [sum(n.target is torch.ops.aten.permute.default for n in g.graph_module.graph.nodes)
+                    for g in (on, off)]
+        assert permutes[0] - permutes[1] == 2 * rotated  # the pair axis to the front and back, per rotated tensor
+        got, plain = (_first(g.module()(*args)) for g in (on, off))
+    assert torch.equal(got, plain)  # eager's product term for term: bit for bit the mul rule's
+    compare(got, _first(ref), {"rtol": 1e-5, "atol": 1e-5})
+
+
+def _first(out: object) -> torch.Tensor:
+    """A model's first output (transformers returns a ModelOutput, diffusers a tensor here)."""
+    to_tuple = getattr(out, "to_tuple", None)
+    first = to_tuple()[0] if callable(to_tuple) else out
+    assert isinstance(first, torch.Tensor)
+    return first
