@@ -51,46 +51,47 @@ double *rf_fft_dalloc(rf_fft_ctx *f, size_t n) {
     return p;
 }
 
-/* The DFT matrix of size p and sign s, F[j][k] = cos(2 pi jk/p) + i s sin(2 pi jk/p),
- * as a real matrix for the split layout:
- *   right, complex: [x_re | x_im] @ [[C, sS], [-sS, C]]     (2p x 2p)
- *   right, real:    x @ [C | sS]                             (p x 2p)
- *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
- *   left, real:     [C; sS] @ x                              (2p x p) */
+rf_value *rf_fft_block_matrix(rf_fft_ctx *f, const char *hint, const double *c, const double *s, int64_t kin,
+                              int64_t kout, int left, int real) {
+    /* the right matrix is in_rows x out_cols; the left one is its transpose, stored so */
+    int64_t in_rows = real ? kin : 2 * kin, out_cols = 2 * kout;
+    double *w = (c && s) ? rf_fft_dalloc(f, (size_t)(in_rows * out_cols)) : NULL;
+    if (!w) {
+        f->oom = 1;
+        return NULL;
+    }
+#define AT(r, q) w[left ? (q) * in_rows + (r) : (r) * out_cols + (q)]
+    for (int64_t i = 0; i < kin; i++)
+        for (int64_t o = 0; o < kout; o++) {
+            double cc = c[i * kout + o], ss = s[i * kout + o];
+            AT(i, o) = cc, AT(i, kout + o) = ss;
+            if (!real) AT(kin + i, o) = -ss + 0.0, AT(kin + i, kout + o) = cc;
+        }
+#undef AT
+    int64_t dims[2] = {left ? out_cols : in_rows, left ? in_rows : out_cols};
+    rf_value *v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+    rf_free(w);
+    return v;
+}
+
+/* The DFT matrix of size p and sign s, F[j][k] = cos(2 pi jk/p) + i s sin(2 pi jk/p): rf_fft_block_matrix of the
+ * whole tables (C and S are symmetric, so the left matrices are [[C, -sS], [sS, C]] and [C; sS]). */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real) {
     size_t pp = (size_t)(p * p);
     double *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp);
-    int64_t rows = (real && !left) ? p : 2 * p, cols = (real && left) ? p : 2 * p;
-    double *w = rf_fft_dalloc(f, (size_t)(rows * cols));
     rf_value *v = NULL;
-    if (c && s && w) {
+    if (c && s) {
         rf_fft_cos_sin_table(p, p, p, c, s);
-        for (int64_t j = 0; j < p; j++)
-            for (int64_t k = 0; k < p; k++) {
-                double cc = c[j * p + k], ss = sign * s[j * p + k] + 0.0;
-                if (real && !left) {
-                    w[j * cols + k] = cc, w[j * cols + p + k] = ss;
-                } else if (real) {
-                    w[j * cols + k] = cc, w[(p + j) * cols + k] = ss;
-                } else {
-                    double off = left ? -ss : ss; /* the top-right block */
-                    w[j * cols + k] = cc;
-                    w[j * cols + p + k] = off + 0.0;
-                    w[(p + j) * cols + k] = -off + 0.0;
-                    w[(p + j) * cols + p + k] = cc;
-                }
-            }
+        for (size_t i = 0; i < pp; i++) s[i] = sign * s[i] + 0.0;
         char hint[64];
         /* the left matrix of one sign is the right matrix of the other: name by content */
         int s_eff = (left && !real) ? -sign : sign;
         snprintf(hint, sizeof hint, "dft%lld_%s%s", (long long)p, real ? (left ? "real_left" : "real") : "block",
                  s_eff < 0 ? "" : "_inv");
-        int64_t dims[2] = {rows, cols};
-        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+        v = rf_fft_block_matrix(f, hint, c, s, p, p, left, real);
     }
     rf_free(c);
     rf_free(s);
-    rf_free(w);
     return v;
 }
 
