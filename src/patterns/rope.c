@@ -7,7 +7,7 @@
  *   parser takes): realify.rotary_embedding(x=[B, S, H, D], cos=Re f, sin=Im f), out pair j =
  *   (x0 cos - x1 sin, x0 sin + x1 cos), cos/sin broadcast against the pairs;
  * - rope.graph (targets onnx and openvino, where rope.op did not take it): eager's product with the pair axis in
- *   front. It takes the table in any form that broadcasts against q and is 1 over the heads, dim 1 or 2: the
+ *   front. It takes a table of rank 3 or 4 that broadcasts against q and is 1 over the heads, dim 1 or 2: the
  *   table above, a rank-3 one, f: [S, 1, D/2] (diffusers' Qwen-Image, apply_rotary_emb_qwen(use_real=False)), and
  *   the heads-first layout, q: [B, H, S, D/2] with f: [B|1, 1, S, D/2] (transformers' DeepSeek-V2, Wan-style
  *   3-D RoPE in diffusers' AnyFlow, complex128 there).
@@ -27,10 +27,11 @@ static int is_head_table(const rf_value *f, const rf_value *out) {
     return !f->dims[3].sym && f->dims[3].size == out->dims[3].size && !out->dims[3].sym;
 }
 
-/* f: rank <= 4, broadcasting against out = [B, S|H, H|S, D/2] (aligned at the right), its last dim out's, and
- * constant over the heads, whichever of dims 1 and 2 they are (1 or absent there): a table for any layout. */
+/* f: rank 3 or 4, broadcasting against out = [B, S|H, H|S, D/2] (aligned at the right), its last dim out's, and
+ * constant over the heads, whichever of dims 1 and 2 they are (1 or absent there): a table for any layout. A
+ * factor of rank 1 or 2 ([D/2], [C, D/2]: a complex weight) is left to the mul rule. */
 static int is_shared_table(const rf_value *f, const rf_value *out) {
-    if (f->rank < 1 || f->rank > 4 || out->rank != 4 || !rf_dtype_is_complex(f->dtype)) return 0;
+    if (f->rank < 3 || f->rank > 4 || out->rank != 4 || !rf_dtype_is_complex(f->dtype)) return 0;
     const int lead = 4 - f->rank; /* out's dims that f does not have */
     for (int i = lead; i < 4; i++)
         if (!is_one(&f->dims[i - lead]) && !rf_dim_equal(&f->dims[i - lead], &out->dims[i])) return 0;
