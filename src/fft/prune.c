@@ -2,7 +2,7 @@
  * Fourier neural operator keeps the lowest modes of an rfft2), each pruned dim
  * is one matmul against a truncated DFT matrix of the kept frequencies, n x k
  * instead of a full n-point plan, and later dims see k entries instead of n.
- * The rules decide which outputs are read (rules/fft_prune.c).
+ * The pattern fft.prune decides which outputs are read (patterns/fft_prune.c).
  *
  * Layout as in split.h: a complex tensor is split, [..., 2, L], the real and
  * imaginary rows on the axis before the last; a real one is [..., L]. Pruned
@@ -54,35 +54,22 @@ static int dft_block(int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, i
 
 /* The matrix of a stage from set `in` to set `out`: right, x @ W: real x
  * [.., kin] -> [.., 2 kout] (W = [C | sS]), complex [x_re | x_im] (W = [[C, sS],
- * [-sS, C]]); left, T @ x: T = [C^T; sS^T] (2 kout x kin). */
+ * [-sS, C]]); left, T @ x: T = [C^T; sS^T] (2 kout x kin), for either x. */
 static rf_value *stage_matrix(rf_fft_ctx *f, int64_t n, const rf_fft_keep *in, const rf_fft_keep *out, int sign,
                               int real, int left) {
-    int64_t kin = in->k, kout = out->k;
-    double *c = NULL, *s = NULL, *w = NULL;
-    int64_t rows = left ? 2 * kout : (real ? kin : 2 * kin), cols = left ? kin : 2 * kout;
+    double *c = NULL, *s = NULL;
     rf_value *v = NULL;
-    if (dft_block(n, in, out, sign, &c, &s) && (w = rf_calloc((size_t)(rows * cols), sizeof(double)))) {
-        for (int64_t i = 0; i < kin; i++)
-            for (int64_t o = 0; o < kout; o++) {
-                double cc = c[i * kout + o], ss = s[i * kout + o];
-                if (left) {
-                    w[o * cols + i] = cc, w[(kout + o) * cols + i] = ss;
-                    continue;
-                }
-                w[i * cols + o] = cc, w[i * cols + kout + o] = ss;
-                if (!real) w[(kin + i) * cols + o] = -ss + 0.0, w[(kin + i) * cols + kout + o] = cc;
-            }
+    if (dft_block(n, in, out, sign, &c, &s)) {
         char hint[80];
         snprintf(hint, sizeof hint, "dft%lld_%s%lld_%s%s", (long long)n, in->idx ? "from" : "keep",
-                 (long long)(in->idx ? kin : kout), left ? "left" : (real ? "real" : "block"), sign < 0 ? "" : "_inv");
-        int64_t dims[2] = {rows, cols};
-        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+                 (long long)(in->idx ? in->k : out->k), left ? "left" : (real ? "real" : "block"),
+                 sign < 0 ? "" : "_inv");
+        v = rf_fft_block_matrix(f, hint, c, s, in->k, out->k, left, left || real);
     } else {
         f->oom = 1;
     }
     rf_free(c);
     rf_free(s);
-    rf_free(w);
     return v;
 }
 

@@ -51,47 +51,75 @@ double *rf_fft_dalloc(rf_fft_ctx *f, size_t n) {
     return p;
 }
 
-/* The DFT matrix of size p and sign s, F[j][k] = cos(2 pi jk/p) + i s sin(2 pi jk/p),
- * as a real matrix for the split layout:
- *   right, complex: [x_re | x_im] @ [[C, sS], [-sS, C]]     (2p x 2p)
- *   right, real:    x @ [C | sS]                             (p x 2p)
- *   left, complex:  [[C, -sS], [sS, C]] @ [x_re; x_im]      (2p x 2p)
- *   left, real:     [C; sS] @ x                              (2p x p) */
+/* rf_fft_block_matrix's writer; `pairs` (right, complex only): the columns in pair order (o, part) instead of
+ * (part, o), so x @ it leaves the DFT's pairs interleaved as a graph returns them. */
+static rf_value *block_matrix(rf_fft_ctx *f, const char *hint, const double *c, const double *s, int64_t kin,
+                              int64_t kout, int left, int real, int pairs) {
+    /* the right matrix is in_rows x out_cols; the left one is its transpose, stored so */
+    int64_t in_rows = real ? kin : 2 * kin, out_cols = 2 * kout;
+    double *w = (c && s) ? rf_fft_dalloc(f, (size_t)(in_rows * out_cols)) : NULL;
+    if (!w) {
+        f->oom = 1;
+        return NULL;
+    }
+#define COL(part, o) (pairs ? 2 * (o) + (part) : (part) * kout + (o))
+#define AT(r, q) w[left ? (q) * in_rows + (r) : (r) * out_cols + (q)]
+    for (int64_t i = 0; i < kin; i++)
+        for (int64_t o = 0; o < kout; o++) {
+            double cc = c[i * kout + o], ss = s[i * kout + o];
+            AT(i, COL(0, o)) = cc, AT(i, COL(1, o)) = ss;
+            if (!real) AT(kin + i, COL(0, o)) = -ss + 0.0, AT(kin + i, COL(1, o)) = cc;
+        }
+#undef AT
+#undef COL
+    int64_t dims[2] = {left ? out_cols : in_rows, left ? in_rows : out_cols};
+    rf_value *v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+    rf_free(w);
+    return v;
+}
+
+rf_value *rf_fft_block_matrix(rf_fft_ctx *f, const char *hint, const double *c, const double *s, int64_t kin,
+                              int64_t kout, int left, int real) {
+    return block_matrix(f, hint, c, s, kin, kout, left, real, 0);
+}
+
+/* The DFT matrix of size p and sign s, F[j][k] = cos(2 pi jk/p) + i s sin(2 pi jk/p): rf_fft_block_matrix of the
+ * whole tables (C and S are symmetric, so the left matrices are [[C, -sS], [sS, C]] and [C; sS]). */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real) {
     return rf_fft_dft_matrix_rolled(f, p, sign, left, real, 0, 0, 1.0);
 }
 
-/* An input roll by r_in is a permutation of the matrix's input side (sample i reads as sample (i + r_in) mod p),
- * an output roll by r_out one of its output side (output k is bin (k - r_out) mod p). */
+/* The tables of the DFT of size p and sign `sign` with the rolls folded in and times scale, indexed [input i]
+ * [output o] as rf_fft_block_matrix takes them: an input roll by r_in permutes the input side (sample i reads as
+ * sample (i + r_in) mod p), an output roll by r_out the output side (output o is bin (o - r_out) mod p).
+ * 0 when out of memory (f marked). */
+static int rolled_tables(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale, double **c,
+                         double **s) {
+    size_t pp = (size_t)(p * p);
+    double *c0 = rf_fft_dalloc(f, pp), *s0 = rf_fft_dalloc(f, pp);
+    *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp);
+    int ok = c0 && s0 && *c && *s;
+    if (ok) {
+        rf_fft_cos_sin_table(p, p, p, c0, s0);
+        for (int64_t i = 0; i < p; i++)
+            for (int64_t o = 0; o < p; o++) {
+                size_t at = (size_t)(((i + r_in) % p) * p + (o - r_out + p) % p);
+                (*c)[i * p + o] = scale * c0[at];
+                (*s)[i * p + o] = scale * sign * s0[at] + 0.0;
+            }
+    }
+    rf_free(c0);
+    rf_free(s0);
+    return ok;
+}
+
 rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left, int real, int64_t r_in,
                                    int64_t r_out, double scale) {
     r_in = ((r_in % p) + p) % p;
     r_out = ((r_out % p) + p) % p;
-    size_t pp = (size_t)(p * p);
-    double *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp);
-    int64_t rows = (real && !left) ? p : 2 * p, cols = (real && left) ? p : 2 * p;
-    double *w = rf_fft_dalloc(f, (size_t)(rows * cols));
+    double *c = NULL, *s = NULL;
     rf_value *v = NULL;
-    if (c && s && w) {
-        rf_fft_cos_sin_table(p, p, p, c, s);
-        for (int64_t j = 0; j < p; j++)
-            for (int64_t k = 0; k < p; k++) {
-                /* right: j is the input position, k the output's; left: j the output's, k the input */
-                int64_t jj = left ? (j - r_out + p) % p : (j + r_in) % p;
-                int64_t kk = left ? (k + r_in) % p : (k - r_out + p) % p;
-                double cc = scale * c[jj * p + kk], ss = scale * sign * s[jj * p + kk] + 0.0;
-                if (real && !left) {
-                    w[j * cols + k] = cc, w[j * cols + p + k] = ss;
-                } else if (real) {
-                    w[j * cols + k] = cc, w[(p + j) * cols + k] = ss;
-                } else {
-                    double off = left ? -ss : ss; /* the top-right block */
-                    w[j * cols + k] = cc;
-                    w[j * cols + p + k] = off + 0.0;
-                    w[(p + j) * cols + k] = -off + 0.0;
-                    w[(p + j) * cols + p + k] = cc;
-                }
-            }
+    if (rolled_tables(f, p, sign, r_in, r_out, scale, &c, &s)) {
         char hint[64];
         /* the left matrix of one sign is the right matrix of the other: name by content */
         int s_eff = (left && !real) ? -sign : sign;
@@ -100,41 +128,26 @@ rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left,
         if ((r_in || r_out || scale != 1.0) && at > 0 && (size_t)at < sizeof hint)
             snprintf(hint + at, sizeof hint - (size_t)at, "_roll%lld_%lld%s", (long long)r_in, (long long)r_out,
                      scale != 1.0 ? "_scaled" : "");
-        int64_t dims[2] = {rows, cols};
-        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+        v = rf_fft_block_matrix(f, hint, c, s, p, p, left, real);
     }
     rf_free(c);
     rf_free(s);
-    rf_free(w);
     return v;
 }
 
 rf_value *rf_fft_dft_matrix_pairs(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale) {
     r_in = ((r_in % p) + p) % p;
     r_out = ((r_out % p) + p) % p;
-    size_t pp = (size_t)(p * p);
-    double *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp), *w = rf_fft_dalloc(f, 4 * pp);
+    double *c = NULL, *s = NULL;
     rf_value *v = NULL;
-    if (c && s && w) {
-        rf_fft_cos_sin_table(p, p, p, c, s);
-        for (int64_t j = 0; j < p; j++)
-            for (int64_t k = 0; k < p; k++) {
-                int64_t jj = (j + r_in) % p, kk = (k - r_out + p) % p;
-                double cc = scale * c[jj * p + kk], ss = scale * sign * s[jj * p + kk] + 0.0;
-                w[j * 2 * p + 2 * k] = cc;                /* Re x -> Re X */
-                w[j * 2 * p + 2 * k + 1] = ss;            /* Re x -> Im X */
-                w[(p + j) * 2 * p + 2 * k] = -ss + 0.0;   /* Im x -> Re X */
-                w[(p + j) * 2 * p + 2 * k + 1] = cc;      /* Im x -> Im X */
-            }
+    if (rolled_tables(f, p, sign, r_in, r_out, scale, &c, &s)) {
         char hint[80];
         snprintf(hint, sizeof hint, "dft%lld_pairs%s_roll%lld_%lld%s", (long long)p, sign < 0 ? "" : "_inv",
                  (long long)r_in, (long long)r_out, scale != 1.0 ? "_scaled" : "");
-        int64_t dims[2] = {2 * p, 2 * p};
-        v = rf_fft_const(f, hint, f->dt, 2, dims, w);
+        v = block_matrix(f, hint, c, s, p, p, 0, 0, 1);
     }
     rf_free(c);
     rf_free(s);
-    rf_free(w);
     return v;
 }
 

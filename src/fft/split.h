@@ -23,6 +23,13 @@ rf_cx rf_fft_pair_of_blk(rf_lowering *L, rf_fft_blk b);
 
 /* A zeroed table of n doubles; NULL marks f out of memory. */
 double *rf_fft_dalloc(rf_fft_ctx *f, size_t n);
+/* The split-layout matrix of a DFT block from tables c and s [kin x kout] (input i, output o; s holds the sign):
+ *   right, complex: [x_re | x_im] @ [[C, S], [-S, C]]         (2 kin x 2 kout)
+ *   right, real:    x @ [C | S]                                (kin x 2 kout)
+ *   left: the transpose, [[C^T, -S^T], [S^T, C^T]] @ [x_re; x_im] or [C^T; S^T] @ x (`real`),
+ * a constant named `hint`. NULL tables or a failed allocation mark f out of memory (NULL). */
+rf_value *rf_fft_block_matrix(rf_fft_ctx *f, const char *hint, const double *c, const double *s, int64_t kin,
+                              int64_t kout, int left, int real);
 /* The DFT matrix of size p and sign `sign` for the split layout, multiplied
  * from the left or the right, for a complex or a `real` operand. */
 rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int real);

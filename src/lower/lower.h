@@ -99,7 +99,7 @@ rf_value *rf_b_select(rf_lowering *L, rf_value *x, int64_t dim, int64_t index);
  * (dim -1) gives that chain applied to p instead (passes/packed_views.c). */
 rf_value *rf_b_stack2(rf_lowering *L, rf_value *a, rf_value *b, int64_t dim);
 /* x * s. When x is a matrix product just made with a constant operand (an FFT plan's DFT matrix) and nothing
- * else reads it, the constant is scaled instead (scale_fold.c), which saves a pass over the product. */
+ * else reads it, the constant is scaled instead (passes/scale_fold.c), which saves a pass over the product. */
 rf_value *rf_b_scale(rf_lowering *L, rf_value *x, double s);
 /* The two parts of a packed [..., 2] real value, as selects (no parts when `packed` is NULL: a failed build). */
 rf_cx rf_b_unpack(rf_lowering *L, rf_value *packed);

@@ -4,17 +4,43 @@
 
 #include "patterns/patterns.h"
 
+/* The ops each pattern starts from. */
+static const char *const mul[] = {"aten.mul.Tensor", NULL};
+#define TORCH_FFT(K) "aten.fft_" K ".default", "aten.fft_" K "2.default", "aten.fft_" K "n.default"
+static const char *const fft_sliced[] = {TORCH_FFT("fft"), TORCH_FFT("ifft"), TORCH_FFT("rfft"),
+                                         "aten._fft_c2c.default", "aten._fft_r2c.default", NULL};
+static const char *const fft_of_blocks[] = {TORCH_FFT("fft"), TORCH_FFT("ifft"), TORCH_FFT("irfft"),
+                                            "aten._fft_c2c.default", "aten._fft_c2r.default", NULL};
+static const char *const ifftshift[] = {"aten.fft_ifftshift.default", NULL};
+static const char *const irfft[] = {TORCH_FFT("irfft"), NULL};
+
 static const rf_pattern table[] = {
-    {"rope.op", "aten.mul.Tensor", 0, rf_pattern_rope_op,
+    {"rope.op", mul, 0, rf_pattern_rope_op,
      "RoPE (interleaved pairs times a per-position table constant over heads) as one realify.rotary_embedding op, "
      "for receivers with a fused rotary kernel (ONNX opset >= 23 RotaryEmbedding)"},
-    {"rope.graph", "aten.mul.Tensor", 1, rf_pattern_rope_graph,
-     "the same RoPE for graph runtimes (targets onnx and openvino): the pair axis moved to the front, one "
+    {"rope.graph", mul, 1, rf_pattern_rope_graph,
+     "RoPE for graph runtimes (targets onnx and openvino), its table in any form shared by the heads (Llama's, "
+     "Qwen-Image's [S, 1, D/2], DeepSeek-V2's heads-first [1, 1, S, D/2]): the pair axis moved to the front, one "
      "transpose each way, instead of per-element splits and stacks on an innermost axis of 2"},
-    {"rope.words", "aten.mul.Tensor", 0, rf_pattern_rope_words,
+    {"rope.words", mul, 0, rf_pattern_rope_words,
      "bfloat16 RoPE (a float32 complex product between casts) reading and writing each pair as one int32 word: "
      "contiguous loads and stores, for Inductor"},
-    {"fft.shift_fold", "aten.fft_ifftshift.default", 1, rf_pattern_fft_shift,
+    {"fft.prune", fft_sliced, 1, rf_pattern_fft_prune,
+     "a forward transform read only through step-1 slices (an FNO layer's kept low modes) computes the sliced "
+     "outputs alone, with truncated DFT matrices, and publishes the slices from them (fft=\"matmul\")"},
+    {"fft.sparse", fft_of_blocks, 1, rf_pattern_fft_sparse,
+     "a transform whose input is a zeros tensor with a few blocks written in (slice_scatter, or pads and cat) "
+     "reads only the blocks' frequencies, with truncated inverse DFT matrices (fft=\"matmul\")"},
+    {"fft.blocks", fft_of_blocks, 1, rf_pattern_fft_blocks,
+     "the same block spectrum for the FFT operators (fft=\"native\", \"onnx-dft\"), which read it whole: built "
+     "as cat and zero pads of the blocks instead of the zeros and slice_scatter chain"},
+    {"fft.long_conv", irfft, 1, rf_pattern_fft_long_conv,
+     "irfft(rfft(a, n) * rfft(b, n), n) along the last dim (Hyena's long convolution) for graph runtimes: the "
+     "product taken between the DFT matmul stages, so no transpose leaves the forwards or enters the inverse"},
+    {"fft.crop", irfft, 1, rf_pattern_fft_crop,
+     "an irfft read only through a [..., :keep] slice (Hyena's crop to L) for graph runtimes: the inverse's last "
+     "DFT matmul computes the kept outputs alone and the slice is published from them"},
+    {"fft.shift_fold", ifftshift, 1, rf_pattern_fft_shift,
      "ifftshift -> fft/ifft -> fftshift (a centred transform) for graph runtimes: the rolls folded into the "
      "direct DFT tables as permutations, so no Slice/Concat is left for them"},
 };
@@ -58,7 +84,11 @@ int rf_pattern_enabled(const rf_lowering *L, const char *name) {
 
 const char *rf_pattern_try(rf_lowering *L, const rf_node *n) {
     unsigned on = rf_options(L)->patterns;
-    for (size_t i = 0; i < NPATTERNS; i++)
-        if ((on & (1u << i)) && strcmp(table[i].op, n->op) == 0 && table[i].fn(L, n)) return table[i].name;
+    for (size_t i = 0; i < NPATTERNS; i++) {
+        if (!(on & (1u << i))) continue;
+        const char *const *op = table[i].ops;
+        while (*op && strcmp(*op, n->op) != 0) op++;
+        if (*op && table[i].fn(L, n)) return table[i].name;
+    }
     return NULL;
 }

@@ -1,4 +1,4 @@
-/* RoPE, the complex multiply of interleaved pairs by a table constant over heads,
+/* RoPE, the complex multiply of interleaved pairs by a per-position table shared by the heads,
  *
  *   mul(view_as_complex(r: [B, S, H, D/2, 2]), f: [B|1, S|1, 1, D/2])
  *
@@ -6,7 +6,11 @@
  * - rope.op (opt-in; targets that have a fused rotary kernel: ONNX opset >= 23 RotaryEmbedding, which TensorRT's
  *   parser takes): realify.rotary_embedding(x=[B, S, H, D], cos=Re f, sin=Im f), out pair j =
  *   (x0 cos - x1 sin, x0 sin + x1 cos), cos/sin broadcast against the pairs;
- * - rope.graph (targets onnx and openvino, unless rope.op is on): eager's product with the pair axis in front.
+ * - rope.graph (targets onnx and openvino, where rope.op did not take it): eager's product with the pair axis in
+ *   front. It takes a table of rank 3 or 4 that broadcasts against q and is 1 over the heads, dim 1 or 2: the
+ *   table above, a rank-3 one, f: [S, 1, D/2] (diffusers' Qwen-Image, apply_rotary_emb_qwen(use_real=False)), and
+ *   the heads-first layout, q: [B, H, S, D/2] with f: [B|1, 1, S, D/2] (transformers' DeepSeek-V2, Wan-style
+ *   3-D RoPE in diffusers' AnyFlow, complex128 there).
  * Anything else is left to the mul rule. */
 #include <string.h>
 
@@ -15,12 +19,26 @@
 
 static int is_one(const rf_dim *d) { return !d->sym && d->size == 1; }
 
-/* f: rank 4, constant over heads (dim 2 is 1), each other dim 1 or out's. */
+/* f: rank 4, constant over heads (dim 2 is 1), each other dim 1 or out's: RotaryEmbedding's cos/sin. */
 static int is_head_table(const rf_value *f, const rf_value *out) {
     if (f->rank != 4 || out->rank != 4 || !rf_dtype_is_complex(f->dtype) || !is_one(&f->dims[2])) return 0;
     for (int i = 0; i < 4; i++)
         if (i != 2 && !is_one(&f->dims[i]) && !rf_dim_equal(&f->dims[i], &out->dims[i])) return 0;
     return !f->dims[3].sym && f->dims[3].size == out->dims[3].size && !out->dims[3].sym;
+}
+
+/* f: rank 3 or 4, broadcasting against out = [B, S|H, H|S, D/2] (aligned at the right), its last dim out's, and
+ * constant over the heads, whichever of dims 1 and 2 they are (1 or absent there): a table for any layout. A
+ * factor of rank 1 or 2 ([D/2], [C, D/2]: a complex weight) is left to the mul rule. */
+static int is_shared_table(const rf_value *f, const rf_value *out) {
+    if (f->rank < 3 || f->rank > 4 || out->rank != 4 || !rf_dtype_is_complex(f->dtype)) return 0;
+    const int lead = 4 - f->rank; /* out's dims that f does not have */
+    for (int i = lead; i < 4; i++)
+        if (!is_one(&f->dims[i - lead]) && !rf_dim_equal(&f->dims[i - lead], &out->dims[i])) return 0;
+    int heads_shared = 0;
+    for (int i = 1; i <= 2; i++) heads_shared |= i < lead || is_one(&f->dims[i - lead]);
+    const rf_dim *last = &f->dims[f->rank - 1];
+    return heads_shared && !last->sym && !out->dims[3].sym && last->size == out->dims[3].size;
 }
 
 static rf_arg arg_value(const char *name, rf_value *v) {
@@ -72,7 +90,9 @@ typedef struct rope_match {
     rf_dtype w;
 } rope_match;
 
-static int match(rf_lowering *L, const rf_node *n, rope_match *m) {
+typedef int (*table_test)(const rf_value *f, const rf_value *out);
+
+static int match(rf_lowering *L, const rf_node *n, table_test is_table, rope_match *m) {
     if (strcmp(n->op, "aten.mul.Tensor") != 0 || n->nouts != 1) return 0;
     const rf_attr *self = rf_node_arg(n, "self"), *other = rf_node_arg(n, "other");
     if (!rf_attr_is_tensor(self) || !rf_attr_is_tensor(other)) return 0;
@@ -83,7 +103,7 @@ static int match(rf_lowering *L, const rf_node *n, rope_match *m) {
         f = t;
     }
     if (!x->producer || strcmp(x->producer->op, "aten.view_as_complex.default") != 0) return 0;
-    if (!rf_value_same_shape(x, out) || !is_head_table(f, out) || x->dtype != out->dtype) return 0;
+    if (!rf_value_same_shape(x, out) || !is_table(f, out) || x->dtype != out->dtype) return 0;
     rf_dtype w = rf_work_dtype(L, n);
     if (!rf_dtype_is_floating(w) || rf_cx_known_real(L, f)) return 0;
     rf_value *pairs = rf_packed_of(L, x);
@@ -99,14 +119,14 @@ static int match(rf_lowering *L, const rf_node *n, rope_match *m) {
 
 int rf_pattern_rope_graph(rf_lowering *L, const rf_node *n) {
     const unsigned graph_targets = RF_TARGET_ONNX | RF_TARGET_OPENVINO;
-    if (!(rf_options(L)->target & graph_targets) || rf_pattern_enabled(L, "rope.op")) return 0;
+    if (!(rf_options(L)->target & graph_targets)) return 0; /* rope.op comes first in the table */
     rope_match m;
-    return match(L, n, &m) && rotary_graph(L, n, m.pairs, m.table);
+    return match(L, n, is_shared_table, &m) && rotary_graph(L, n, m.pairs, m.table);
 }
 
 int rf_pattern_rope_op(rf_lowering *L, const rf_node *n) {
     rope_match m;
-    if (!match(L, n, &m)) return 0;
+    if (!match(L, n, is_head_table, &m)) return 0;
     rf_value *pairs = m.pairs;
     const rf_value *out = m.out;
     rf_dtype w = m.w;

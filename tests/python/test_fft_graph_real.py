@@ -125,8 +125,12 @@ def test_cropped_irfft_computes_only_the_kept_outputs(n: int, keep: int) -> None
     assert rows[1] == -(-keep // (n // p)) < p, rows
     k = kinds(ep, (spec,))
     assert k["MatMul"] == 2 and k["Mul"] == 0, k
+    assert any("fft.crop" in line for line in ep.graph_module.meta["realify_report"].patterns)
     full = realify.lower(torch.export.export(Irfft(n).eval(), (spec,)), target="onnx")
     assert table_rows(full, "girfft")[1] == p  # the uncropped inverse keeps every row
+    # the pattern off: the whole inverse, then the slice
+    off = realify.lower(torch.export.export(model, (spec,)), target="onnx", disable_patterns=("fft.crop",))
+    assert table_rows(off, "girfft")[1] == p and rel(ref, off.module()(spec)) <= 2e-6
 
 
 class LongConv(torch.nn.Module):
@@ -155,8 +159,14 @@ def test_long_convolution_multiplies_between_the_stages(sa, sb, n, keep, norm, s
     model = LongConv(n, keep, norm, scale).eval()
     with torch.no_grad():
         ref = model(a.double(), b.double())
-    ep = realify.lower(torch.export.export(model, (a, b)), target="onnx")
+    exported = torch.export.export(model, (a, b))
+    ep = realify.lower(exported, target="onnx")
     assert rel(ref, ep.module()(a, b)) <= 2e-6
+    assert any("fft.long_conv" in line for line in ep.graph_module.meta["realify_report"].patterns)
+    # the pattern off: each transform on its own, with its transposes, and the same numbers
+    off = realify.lower(exported, target="onnx", disable_patterns=("fft.long_conv",))
+    assert rel(ref, off.module()(a, b)) <= 2e-6
+    assert aten_ops(off)["aten.permute.default"] > aten_ops(ep)["aten.permute.default"]
     model_proto = torch.onnx.export(ep, (a, b), dynamo=True, verbose=False).model_proto
     k = collections.Counter(n.op_type for n in model_proto.graph.node)
     assert k["MatMul"] == 6 and k["Transpose"] == 3, k

@@ -1,6 +1,6 @@
 """fft="native": an inverse transform of a spectrum that is zero outside a few written blocks (an FNO layer's mixed
-modes) gets the whole spectrum rebuilt from the blocks with cat and zero pads (src/rules/fft_sparse.c,
-rf_fft_sparse_dense), not through the graph's zeros and slice_scatter chain. The numbers stay eager's; where the
+modes) gets the whole spectrum rebuilt from the blocks with cat and zero pads (pattern fft.blocks:
+src/patterns/fft_blocks.c), not through the graph's zeros and slice_scatter chain. The numbers stay eager's; where the
 blocks overlap, a block is cut by a later write, or the spectrum is read elsewhere too, the chain stays."""
 
 from __future__ import annotations

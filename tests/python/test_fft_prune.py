@@ -1,7 +1,7 @@
 """Pruned transforms (issue 14) against eager PyTorch.
 
 A spectrum read only through slices (a Fourier neural operator keeps the lowest modes of an rfft2) is computed
-for those frequencies alone, with truncated DFT matrices; the C core decides (src/rules/fft_prune.c). These tests
+for those frequencies alone, with truncated DFT matrices; the C core decides (src/patterns/fft_prune.c). These tests
 check the numbers against eager torch.fft (every norm, complex64 and complex128, low modes and negative-frequency
 blocks, torch.export and make_fx graphs), that the matrices really shrink, that any other reader of the spectrum
 keeps the full transform, and FNO layers end to end.

@@ -1,16 +1,18 @@
-/* A scalar factor on a product with a constant matrix, folded into the matrix.
+/* A scalar factor on a product with a constant matrix, folded into the matrix: a rewrite of the new graph (IR
+ * only), which the builder asks before it multiplies (rf_b_scale).
  *
  * The matmul FFT plans end in a product with a DFT matrix of ours, and an
  * inverse transform's 1/n then scaled the whole output in a pass of its own
  * (6.5 us for the FNO layer's 16 MB output on an H200). Scaling the matrix
  * instead costs nothing at run time. For a power of two the result has the
  * same bits; otherwise each matrix entry is rounded once more (half an ulp). */
+#include "passes/scale_fold.h"
+
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "lower/lower.h"
+#include "ir/consts.h"
 #include "ir/mem.h"
 
 enum { MAX_FOLD_BYTES = 64 << 20 };
@@ -53,8 +55,10 @@ static int read_elsewhere(const rf_graph *g, const rf_value *x) {
     return 0;
 }
 
-/* The product n with its constant operand scaled by s, or NULL. */
-static rf_value *fold(rf_lowering *L, const rf_node *n, double s) {
+/* The product n with its constant operand scaled by s, appended to g; NULL when n has none (or out of memory:
+ * *why). */
+static rf_value *fold(rf_graph *g, const rf_node *n, double s, const char *hint, const rf_node *origin,
+                      rf_status *why) {
     if (n->nargs > 4 || n->nouts != 1) return NULL;
     rf_arg args[4];
     int folded = 0;
@@ -67,25 +71,31 @@ static rf_value *fold(rf_lowering *L, const rf_node *n, double s) {
         double *data = decode(c, numel);
         if (!data) continue;
         for (size_t k = 0; k < numel; k++) data[k] *= s;
-        char hint[160];
-        snprintf(hint, sizeof hint, "%s_scaled", c->name);
-        rf_value *scaled = rf_b_constant(L, hint, c->dtype, c->rank, dims, data);
+        char name[160];
+        snprintf(name, sizeof name, "%s_scaled", c->name);
+        rf_value *scaled = rf_graph_const_data(g, name, c->dtype, c->rank, dims, data, why);
         rf_free(data);
         if (!scaled) return NULL;
         args[i].attr = rf_attr_ref(scaled);
         folded = 1;
     }
     if (!folded) return NULL;
-    const rf_value *like[1] = {n->outs[0]};
-    return rf_b_node(L, n->op, n->nargs, args, 1, like, n->outs[0]->dtype, "_mm")->outs[0];
+    rf_node *m = rf_node_new(g, n->op, n->nargs, 1);
+    for (size_t i = 0; i < n->nargs; i++) {
+        m->args[i].name = rf_strdup(g, args[i].name);
+        m->args[i].attr = args[i].attr;
+    }
+    const rf_value *like = n->outs[0];
+    m->outs[0] = rf_value_new(g, hint, like->dtype, like->rank, like->dims);
+    m->origin = origin;
+    rf_graph_append_node(g, m);
+    return m->outs[0];
 }
 
-rf_value *rf_b_scale(rf_lowering *L, rf_value *x, double s) {
-    if (!x || s == 1.0) return x;
-    const rf_node *n = x->producer;
-    if (n && is_product(n->op) && !read_elsewhere(rf_out_graph(L), x)) {
-        rf_value *y = fold(L, n, s);
-        if (y) return y;
-    }
-    return rf_b_mul(L, rf_val(x), rf_num(s)).v;
+rf_value *rf_fold_scale(rf_graph *g, rf_value *x, double s, const char *hint, const rf_node *origin,
+                        rf_status *why) {
+    *why = RF_OK;
+    const rf_node *n = x ? x->producer : NULL;
+    if (!n || !is_product(n->op) || read_elsewhere(g, x)) return NULL;
+    return fold(g, n, s, hint, origin, why);
 }

@@ -1,9 +1,13 @@
-/* Which outputs of a forward transform are read (fft_prune.c): the analysis
- * behind pruned transforms, shared by the rules of fft_aten.c and fft_ops.c. */
-#ifndef REALIFY_RULES_FFT_PRUNE_H
-#define REALIFY_RULES_FFT_PRUNE_H
+/* The FFT patterns' analyses, internal to src/patterns/: which outputs of a forward transform are read
+ * (fft_prune.c, pattern fft.prune), and which blocks of an inverse transform's input are not known zeros
+ * (fft_writes.c; fft_sparse.c, pattern fft.sparse; fft_blocks.c, pattern fft.blocks). Each pattern reads its
+ * node through src/fft/call.h and runs the transform there with the keep plan made here. */
+#ifndef REALIFY_PATTERNS_FFT_KEEP_H
+#define REALIFY_PATTERNS_FFT_KEEP_H
 
-#include "fft/engine.h"
+#include "fft/call.h"
+
+/* ---- forward side (fft_prune.c) ---- */
 
 typedef struct prune_slice prune_slice;
 
@@ -35,11 +39,26 @@ int64_t *rf_fft_box(const int64_t *lo, const int64_t *hi, int rank);
 /* start and end normalised into [0, size] as torch normalises a slice's bounds. */
 void rf_fft_clamp_slice(int64_t size, int64_t *start, int64_t *end);
 
+/* ---- the blocks of a tensor built from zeros (fft_writes.c) ---- */
 
+typedef struct rf_fft_write {
+    const rf_value *src; /* the block's values */
+    int64_t *lo, *hi;    /* its box in the described tensor; hi -1: a whole symbolic dim */
+} rf_fft_write;
 
-/* ---- inverse side (fft_sparse.c) ---- */
+typedef struct rf_fft_writes {
+    size_t n, cap;
+    rf_fft_write *w;
+} rf_fft_writes;
 
-typedef struct sparse_write sparse_write;
+/* The blocks of v over a zero background, in write order, appended to out: 1, or 0 when v's producers are
+ * followed no further (budget: the producers left to visit; chains may share values). A value not built from
+ * zeros is one block, itself. */
+int rf_fft_describe(const rf_value *v, int *budget, rf_fft_writes *out);
+int rf_fft_writes_push(rf_fft_writes *l, const rf_value *src, const int64_t *lo, const int64_t *hi, int rank);
+void rf_fft_writes_free(rf_fft_writes *l);
+
+/* ---- inverse side, DFT matmuls (fft_sparse.c) ---- */
 
 typedef struct rf_fft_sparse {
     size_t nd;
@@ -48,7 +67,7 @@ typedef struct rf_fft_sparse {
     rf_fft_keep keep[RF_MAX_RANK]; /* per transformed dim; k == 0: all lens[i] read */
     int64_t *pos[RF_MAX_RANK];
     size_t nw;
-    sparse_write *w; /* the nonzero blocks, disjoint */
+    rf_fft_write *w; /* the nonzero blocks, disjoint */
 } rf_fft_sparse;
 
 /* Plans reading only the nonzero blocks of `x`, the input of node n's
@@ -56,12 +75,15 @@ typedef struct rf_fft_sparse {
  * (and the slices and copies functionalization makes of slice assignment).
  * lens[i]: the frequencies the transform reads along dims[i]; outs[i]: its
  * output length there. 1 and p filled when some dim is worth pruning. */
-int rf_fft_sparse_plan(rf_lowering *L, const rf_value *x, const int64_t *dims, const int64_t *lens,
-                       const int64_t *outs, size_t nd, rf_fft_sparse *p);
+int rf_fft_sparse_plan(const rf_value *x, const int64_t *dims, const int64_t *lens, const int64_t *outs, size_t nd,
+                       rf_fft_sparse *p);
 /* The compact input: the blocks at their positions among the kept
  * frequencies, zeros between. */
 rf_cx rf_fft_sparse_input(rf_lowering *L, const rf_fft_sparse *p, rf_dtype dt);
 void rf_fft_sparse_free(rf_fft_sparse *p);
+
+/* ---- inverse side, operator strategies (fft_blocks.c) ---- */
+
 /* For the operator strategies, which transform the whole input: x (read by
  * node n alone, static shape), built from a zeros tensor by writing disjoint
  * blocks in, rebuilt as cat and zero pads of the packed blocks. 1 and *out
@@ -71,4 +93,5 @@ void rf_fft_sparse_free(rf_fft_sparse *p);
  * it, and *scale becomes 1. */
 int rf_fft_sparse_dense(rf_lowering *L, const rf_node *n, const rf_value *x, rf_dtype dt, double *scale,
                         rf_cx *out);
+
 #endif

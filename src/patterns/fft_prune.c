@@ -1,18 +1,17 @@
-/* Pruned forward transforms, the rule side: an FFT whose result is read only
- * through slices (x_ft[:, :, :m1, :m2] and x_ft[:, :, -m1:, :m2] in a Fourier
- * neural operator) needs only the union of the sliced ranges per transformed
- * dim. The transform then computes those outputs alone (fft/prune.c), and its
- * rule publishes every slice re-indexed into the smaller result; the driver
- * skips the fused slices. Any other reader (an op, a graph output) keeps the
- * full transform. */
-#include "rules/fft_prune.h"
-#include "ir/mem.h"
-
-#include <stdlib.h>
+/* Pattern fft.prune: a forward transform whose result is read only through
+ * slices (x_ft[:, :, :m1, :m2] and x_ft[:, :, -m1:, :m2] in a Fourier neural
+ * operator) needs only the union of the sliced ranges per transformed dim.
+ * The transform then computes those outputs alone (src/fft/prune.c), and the
+ * pattern publishes every slice re-indexed into the smaller result; the
+ * driver skips the fused slices. Any other reader (an op, a graph output)
+ * leaves the plain rule and the full transform. DFT matmuls only. */
 #include <string.h>
 
 #include "fft/plan.h"
+#include "ir/mem.h"
 #include "lower/realops.h"
+#include "patterns/fft_keep.h"
+#include "patterns/patterns.h"
 
 struct prune_slice {
     const rf_node *node;
@@ -199,4 +198,22 @@ void rf_fft_prune_publish(rf_lowering *L, const rf_node *n, rf_fft_prune *p, rf_
         rf_set_cx(L, e->node->outs[0], rf_cx_values(re, im));
     }
     rf_fft_prune_free(p);
+}
+
+int rf_pattern_fft_prune(rf_lowering *L, const rf_node *n) {
+    rf_fft_call c;
+    if (rf_fft_call_read(L, n, 1, &c) != RF_OK || (c.form != RF_FFT_C2C && c.form != RF_FFT_R2C)) return 0;
+    rf_fft_ctx f = {.L = L, .dt = c.dt};
+    rf_fft_prune pr;
+    if (rf_fft_native(&f) ||
+        !rf_fft_prune_plan(L, n, c.dims, c.shape, c.nd, c.form == RF_FFT_R2C && c.onesided, &pr))
+        return 0;
+    rf_cx y = rf_fft_call_run(&f, &c, rf_fft_call_input(L, n, &c), pr.keep, NULL, c.scale);
+    if (f.oom || !y.re.v) {
+        rf_fft_prune_free(&pr);
+        rf_fft_done(&f, n, 0);
+        return 1;
+    }
+    rf_fft_prune_publish(L, n, &pr, y);
+    return 1;
 }
