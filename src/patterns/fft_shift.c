@@ -8,11 +8,10 @@
  * over the transform it feeds and, when the transform's only reader is an fftshift over transformed dims, that
  * too. It declines anything else: other readers in between, sizes the plan does not do in one direct matrix,
  * resized transforms (n=, s=), a real input, a native FFT strategy. */
-#include <math.h>
 #include <string.h>
 
 #include "cxmath/cxmath.h"
-#include "fft/engine.h"
+#include "fft/call.h"
 #include "fft/plan.h"
 #include "lower/realops.h"
 #include "patterns/patterns.h"
@@ -57,15 +56,13 @@ static int reads_as_self(const rf_node *n, const rf_value *v) {
     return 1;
 }
 
-/* The dims of argument `name` (normalised to [0, rank), unique) into dims; absent or none: the defaults
- * (def, or every dim when ndef < 0). 0 when they are not static ints in range. */
-static int dims_arg(const rf_node *n, const char *name, int rank, const int64_t *def, int ndef, int64_t *dims,
-                    size_t *nd) {
+/* The dims of argument `name` (normalised to [0, rank), unique) into dims; absent or none: every dim. 0 when
+ * they are not static ints in range. */
+static int dims_arg(const rf_node *n, const char *name, int rank, int64_t *dims, size_t *nd) {
     const rf_attr *a = rf_node_arg(n, name);
-    int k;
+    int k = rank;
     if (!a || a->kind == RF_A_NONE) {
-        k = ndef < 0 ? rank : ndef;
-        for (int i = 0; i < k; i++) dims[i] = ndef < 0 ? i : def[i];
+        for (int i = 0; i < k; i++) dims[i] = i;
     } else if ((k = rf_int_list(a, dims, RF_MAX_RANK)) < 0) {
         return 0;
     }
@@ -77,21 +74,6 @@ static int dims_arg(const rf_node *n, const char *name, int rank, const int64_t 
     }
     *nd = (size_t)k;
     return 1;
-}
-
-static int absent(const rf_node *n, const char *name) {
-    const rf_attr *a = rf_node_arg(n, name);
-    return !a || a->kind == RF_A_NONE;
-}
-
-/* torch's _apply_norm for a transform over numel points; 0 for a norm it does not know. */
-static double norm_scale(const rf_node *n, double numel, int forward) {
-    const rf_attr *a = rf_node_arg(n, "norm");
-    const char *m = (!a || a->kind == RF_A_NONE) ? "backward" : (a->kind == RF_A_STR ? a->s : "");
-    if (!strcmp(m, "ortho")) return 1.0 / sqrt(numel);
-    if (!strcmp(m, "backward")) return forward ? 1.0 : 1.0 / numel;
-    if (!strcmp(m, "forward")) return forward ? 1.0 / numel : 1.0;
-    return 0.0;
 }
 
 static int contains(const int64_t *dims, size_t nd, int64_t d) {
@@ -110,36 +92,34 @@ int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
     const rf_graph *g = rf_in_graph(L);
     const rf_node *t = sole_reader(g, n->outs[0]);
     if (!t || t->nouts != 1 || !reads_as_self(t, n->outs[0])) return 0;
-    int forward = rf_str_in(t->op, forward_ops), two = strstr(t->op, "fft2.") != NULL;
-    int one = !two && strstr(t->op, "fftn.") == NULL;
-    if (!forward && !rf_str_in(t->op, backward_ops)) return 0;
-    int64_t sdims[RF_MAX_RANK], tdims[RF_MAX_RANK], cdims[RF_MAX_RANK];
-    size_t ns = 0, nt = 0, nc = 0;
-    if (!dims_arg(n, "dim", rank, NULL, -1, sdims, &ns)) return 0;
-    if (one ? !absent(t, "n") : !absent(t, "s")) return 0; /* a resized transform: left to the rules */
-    if (!dims_arg(t, "dim", rank, one ? (int64_t[]){-1} : (int64_t[]){-2, -1}, two ? 2 : (one ? 1 : -1), tdims, &nt))
-        return 0;
-    double numel = 1.0;
+    if (!rf_str_in(t->op, forward_ops) && !rf_str_in(t->op, backward_ops)) return 0;
+    rf_fft_call call; /* dims, sizes and norm as the FFT rules read them */
+    if (rf_fft_call_read(L, t, 1, &call) != RF_OK || call.form != RF_FFT_C2C || !rf_fft_call_same_sizes(&call))
+        return 0; /* a resized transform (n=, s=): left to the rules */
+    int forward = call.sign < 0;
+    const int64_t *tdims = call.dims;
+    size_t nt = call.nd;
+    int64_t sdims[RF_MAX_RANK], cdims[RF_MAX_RANK];
+    size_t ns = 0, nc = 0;
+    if (!dims_arg(n, "dim", rank, sdims, &ns)) return 0;
     for (size_t i = 0; i < nt; i++) {
         const rf_dim *sz = &x->dims[tdims[i]];
         rf_fft_plan plan;
         if (sz->sym || sz->size < 2 || rf_fft_plan_make(sz->size, &plan) || !rf_fft_plan_is_direct(&plan)) return 0;
-        numel *= (double)sz->size;
     }
     for (size_t i = 0; i < ns; i++)
         if (!contains(tdims, nt, sdims[i])) return 0; /* a roll along an untransformed dim stays a roll */
-    double scale = norm_scale(t, numel, forward);
-    if (scale == 0.0) return 0;
+    double scale = call.scale;
     /* the fftshift after it, when it is the transform's only reader and shifts transformed dims only */
     const rf_node *c = sole_reader(g, t->outs[0]);
     if (c && (strcmp(c->op, "aten.fft_fftshift.default") || c->nouts != 1 || !reads_as_self(c, t->outs[0]) ||
-              !dims_arg(c, "dim", rank, NULL, -1, cdims, &nc)))
+              !dims_arg(c, "dim", rank, cdims, &nc)))
         c = NULL;
     for (size_t i = 0; c && i < nc; i++)
         if (!contains(tdims, nt, cdims[i])) c = NULL;
-    rf_dtype dt = rf_work_dtype(L, t);
+    rf_dtype dt = call.dt;
     rf_fft_ctx f = {.L = L, .dt = dt};
-    if (rf_fft_native(&f) || !rf_dtype_is_floating(dt)) return 0;
+    if (rf_fft_native(&f)) return 0;
     rf_cx in = rf_in_cx(L, n, "self", dt);
     if (rf_status_of(L) != RF_OK || !in.re.v || !rf_cx_im_or_null(in)) return 0;
     int64_t rin[RF_MAX_RANK] = {0}, rout[RF_MAX_RANK] = {0};
