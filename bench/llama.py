@@ -87,7 +87,7 @@ def main() -> None:
     p.add_argument("--json", default=None)
     args = p.parse_args()
     if args.small:
-        args.dim, args.layers, args.heads, args.kv_heads, args.vocab, args.seq = 64, 2, 4, 2, 128, 16
+        args.dim, args.layers, args.heads, args.kv_heads, args.vocab, args.seq = 64, 1, 4, 2, 128, 16
         args.batches, args.dtype, args.warmup, args.iters = "1", "float32", 1, 2
         device = torch.device("cpu")
     else:
