@@ -162,6 +162,11 @@ const rf_attr *rf_node_arg(const rf_node *n, const char *name);
 int rf_attr_refs(const rf_attr *a, const rf_value *v);
 int rf_attr_is_tensor(const rf_attr *a);
 
+/* Readers (readers.c). The one node that reads v, or NULL: none, several, or v is a graph output. With `through`
+ * (an argument name, e.g. "self"), that node must also hold v in one argument only, the one of that name (as
+ * the value itself or inside a list); NULL otherwise. g must be verified (v defined before its uses). */
+const rf_node *rf_sole_reader(const rf_graph *g, const rf_value *v, const char *through);
+
 /* Verifier (verify.c): rf_verify is declared in realify.h. */
 
 /* A little-endian float32 (esize 4) or float64 (esize 8) at p, as inline constant data holds them. */

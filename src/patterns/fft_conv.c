@@ -24,26 +24,12 @@ static int graph_target(const rf_lowering *L) {
     return (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) != 0;
 }
 
-/* The one node that reads v, as its argument "self" alone (v no graph output), or NULL. */
-static const rf_node *sole_self_reader(const rf_graph *g, const rf_value *v) {
-    const rf_node *found = NULL;
-    for (size_t i = 0; i < g->noutputs; i++)
-        if (rf_attr_refs(&g->outputs[i], v)) return NULL;
-    for (size_t i = v->producer ? v->producer->index + 1 : 0; i < g->nnodes; i++)
-        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
-            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
-                if (found || strcmp(g->nodes[i]->args[k].name, "self")) return NULL;
-                found = g->nodes[i];
-            }
-    return found;
-}
-
 /* n (a C2R call c) read only through a slice [0, *keep) of its last dim with *keep < lds: that slice, else
  * NULL. */
 static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, const rf_fft_call *c, int64_t *keep) {
     const rf_value *v = n->outs[0];
     if (c->dims[c->nd - 1] != v->rank - 1) return NULL;
-    const rf_node *s = sole_self_reader(rf_in_graph(L), v);
+    const rf_node *s = rf_sole_reader(rf_in_graph(L), v, "self");
     if (!s || strcmp(s->op, "aten.slice.Tensor") || s->nouts != 1) return NULL;
     int64_t dim = 0, start = 0, end = INT64_MAX, step = 1;
     if (rf_opt_int(s, "dim", &dim) < 0 || rf_opt_int(s, "start", &start) < 0 || rf_opt_int(s, "end", &end) < 0 ||
@@ -65,7 +51,8 @@ static const rf_node *rfft_factor(rf_lowering *L, const rf_value *v, int64_t n, 
     if (p && (div || !strcmp(p->op, "aten.mul.Tensor"))) {
         const rf_attr *self = rf_node_arg(p, "self"), *o = rf_node_arg(p, "other");
         double k = !o ? 0.0 : o->kind == RF_A_FLOAT ? o->f : o->kind == RF_A_INT ? (double)o->i : 0.0;
-        if (!rf_attr_is_tensor(self) || k == 0.0 || !isfinite(k) || sole_self_reader(rf_in_graph(L), self->value) != p)
+        if (!rf_attr_is_tensor(self) || k == 0.0 || !isfinite(k) ||
+            rf_sole_reader(rf_in_graph(L), self->value, "self") != p)
             return NULL;
         *scale = div ? 1.0 / k : k;
         p = self->value->producer;
@@ -86,7 +73,7 @@ static int conv_shape(rf_lowering *L, const rf_node *n, const rf_fft_call *c, co
     const rf_value *sv = c->self;
     const rf_node *m = sv->producer;
     if (c->nd != 1 || c->dims[0] != sv->rank - 1 || !m || strcmp(m->op, "aten.mul.Tensor") ||
-        sole_self_reader(rf_in_graph(L), sv) != n)
+        rf_sole_reader(rf_in_graph(L), sv, "self") != n)
         return 0;
     const rf_attr *sa = rf_node_arg(m, "self"), *sb = rf_node_arg(m, "other");
     if (!rf_attr_is_tensor(sa) || !rf_attr_is_tensor(sb) || sa->value == sb->value) return 0;

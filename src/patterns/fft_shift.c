@@ -21,20 +21,6 @@ static const char *const forward_ops[] = {"aten.fft_fft.default", "aten.fft_fft2
 static const char *const backward_ops[] = {"aten.fft_ifft.default", "aten.fft_ifft2.default",
                                            "aten.fft_ifftn.default", NULL};
 
-/* The one node that reads v, or NULL (none, several, or v is a graph output). */
-static const rf_node *sole_reader(const rf_graph *g, const rf_value *v) {
-    const rf_node *found = NULL;
-    for (size_t i = 0; i < g->noutputs; i++)
-        if (rf_attr_refs(&g->outputs[i], v)) return NULL;
-    for (size_t i = 0; i < g->nnodes; i++)
-        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
-            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
-                if (found && found != g->nodes[i]) return NULL;
-                found = g->nodes[i];
-            }
-    return found;
-}
-
 /* v is read only packed, as a graph output or by view_as_real: its pairs are best written interleaved. */
 static int read_packed(const rf_graph *g, const rf_value *v) {
     int any = 0;
@@ -46,14 +32,6 @@ static int read_packed(const rf_graph *g, const rf_value *v) {
                 any = 1;
             }
     return any;
-}
-
-static int reads_as_self(const rf_node *n, const rf_value *v) {
-    const rf_attr *a = rf_node_arg(n, "self");
-    if (!a || a->kind != RF_A_VALUE || a->value != v) return 0;
-    for (size_t k = 0; k < n->nargs; k++)
-        if (strcmp(n->args[k].name, "self") != 0 && rf_attr_refs(&n->args[k].attr, v)) return 0;
-    return 1;
 }
 
 /* The dims of argument `name` (normalised to [0, rank), unique) into dims; absent or none: every dim. 0 when
@@ -90,8 +68,9 @@ int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
     int rank = x->rank;
     if (rank < 1 || rank >= RF_MAX_RANK) return 0;
     const rf_graph *g = rf_in_graph(L);
-    const rf_node *t = sole_reader(g, n->outs[0]);
-    if (!t || t->nouts != 1 || !reads_as_self(t, n->outs[0])) return 0;
+    /* read once, as the value `self` itself */
+    const rf_node *t = rf_sole_reader(g, n->outs[0], "self");
+    if (!t || t->nouts != 1 || rf_node_arg(t, "self")->kind != RF_A_VALUE) return 0;
     if (!rf_str_in(t->op, forward_ops) && !rf_str_in(t->op, backward_ops)) return 0;
     rf_fft_call call; /* dims, sizes and norm as the FFT rules read them */
     if (rf_fft_call_read(L, t, 1, &call) != RF_OK || call.form != RF_FFT_C2C || !rf_fft_call_same_sizes(&call))
@@ -111,9 +90,9 @@ int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
         if (!contains(tdims, nt, sdims[i])) return 0; /* a roll along an untransformed dim stays a roll */
     double scale = call.scale;
     /* the fftshift after it, when it is the transform's only reader and shifts transformed dims only */
-    const rf_node *c = sole_reader(g, t->outs[0]);
-    if (c && (strcmp(c->op, "aten.fft_fftshift.default") || c->nouts != 1 || !reads_as_self(c, t->outs[0]) ||
-              !dims_arg(c, "dim", rank, cdims, &nc)))
+    const rf_node *c = rf_sole_reader(g, t->outs[0], "self");
+    if (c && (strcmp(c->op, "aten.fft_fftshift.default") || c->nouts != 1 ||
+              rf_node_arg(c, "self")->kind != RF_A_VALUE || !dims_arg(c, "dim", rank, cdims, &nc)))
         c = NULL;
     for (size_t i = 0; c && i < nc; i++)
         if (!contains(tdims, nt, cdims[i])) c = NULL;

@@ -29,20 +29,6 @@
 static const char *const view_ops[] = {"aten.view.default", "aten.reshape.default", "aten._unsafe_view.default",
                                        "aten.flatten.using_ints", NULL};
 
-/* The only node that reads v (v is no graph output), or NULL. */
-static const rf_node *sole_reader(const rf_graph *g, const rf_value *v) {
-    const rf_node *found = NULL;
-    for (size_t i = 0; i < g->noutputs; i++)
-        if (rf_attr_refs(&g->outputs[i], v)) return NULL;
-    for (size_t i = 0; i < g->nnodes; i++)
-        for (size_t k = 0; k < g->nodes[i]->nargs; k++)
-            if (rf_attr_refs(&g->nodes[i]->args[k].attr, v)) {
-                if (found && found != g->nodes[i]) return NULL;
-                found = g->nodes[i];
-            }
-    return found;
-}
-
 static const rf_value *self_of(const rf_node *n) {
     const rf_attr *a = rf_node_arg(n, "self");
     return a && a->kind == RF_A_VALUE ? a->value : NULL;
@@ -141,11 +127,11 @@ int rf_pattern_rope_words(rf_lowering *L, const rf_node *n) {
         return 0;
     /* the result's only way out: view_as_real -> a view back to q's shape -> a bfloat16 cast */
     const rf_graph *g = rf_in_graph(L);
-    const rf_node *v1 = sole_reader(g, out), *v2 = v1 ? sole_reader(g, v1->outs[0]) : NULL;
+    const rf_node *v1 = rf_sole_reader(g, out, NULL), *v2 = v1 ? rf_sole_reader(g, v1->outs[0], NULL) : NULL;
     if (!v1 || strcmp(v1->op, "aten.view_as_real.default") != 0 || !v2 || !rf_str_in(v2->op, view_ops) ||
         v2->nouts != 1 || !same_dims(v2->outs[0], q))
         return 0;
-    const rf_node *cast = sole_reader(g, v2->outs[0]);
+    const rf_node *cast = rf_sole_reader(g, v2->outs[0], NULL);
     if (!is_cast_to(cast, RF_DT_BF16) || self_of(cast) != v2->outs[0]) return 0;
     rf_cx table = rf_cx_of(L, f, RF_DT_F32);
     if (rf_status_of(L) != RF_OK || !table.re.v) return 0;

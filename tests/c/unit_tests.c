@@ -446,6 +446,25 @@ static void test_verify_api_graphs(void) {
     rf_graph_free(g);
 }
 
+/* rf_sole_reader: one reading node, optionally through one named argument; graph outputs have no sole reader. */
+static void test_sole_reader(void) {
+    rf_graph *g = parse_ok("graph {\n  input %x: c64[4]\n  %a: c64[4] = aten.neg.default(self=%x)\n"
+                           "  %b: c64[4] = aten.mul.Tensor(self=%a, other=%x)\n"
+                           "  %c: c64[4] = aten.add.Tensor(self=%b, other=%b)\n"
+                           "  %d: c64[8] = aten.cat.default(tensors=[%c, %c])\n"
+                           "  %e: c64[8] = aten.neg.default(self=%d)\n  output (%e)\n}\n");
+    if (!g) return;
+    rf_value *x = g->inputs[0], *a = g->nodes[0]->outs[0], *b = g->nodes[1]->outs[0], *c = g->nodes[2]->outs[0];
+    CHECK(rf_sole_reader(g, x, NULL) == NULL); /* two readers */
+    CHECK(rf_sole_reader(g, a, NULL) == g->nodes[1] && rf_sole_reader(g, a, "self") == g->nodes[1]);
+    CHECK(rf_sole_reader(g, a, "other") == NULL);
+    CHECK(rf_sole_reader(g, b, NULL) == g->nodes[2] && rf_sole_reader(g, b, "self") == NULL); /* self and other */
+    CHECK(rf_sole_reader(g, c, "tensors") == g->nodes[3] && rf_sole_reader(g, c, "self") == NULL);
+    CHECK(rf_sole_reader(g, g->nodes[3]->outs[0], "self") == g->nodes[4]);
+    CHECK(rf_sole_reader(g, g->nodes[4]->outs[0], NULL) == NULL); /* a graph output */
+    rf_graph_free(g);
+}
+
 int main(void) {
     test_attr_constructors();
     test_fft_plans();
@@ -460,6 +479,7 @@ int main(void) {
     test_rule_table();
     test_pattern_table();
     test_verify_api_graphs();
+    test_sole_reader();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
