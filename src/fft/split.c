@@ -92,9 +92,12 @@ rf_value *rf_fft_dft_matrix(rf_fft_ctx *f, int64_t p, int sign, int left, int re
 /* The tables of the DFT of size p and sign `sign` with the rolls folded in and times scale, indexed [input i]
  * [output o] as rf_fft_block_matrix takes them: an input roll by r_in permutes the input side (sample i reads as
  * sample (i + r_in) mod p), an output roll by r_out the output side (output o is bin (o - r_out) mod p).
- * 0 when out of memory (f marked). */
-static int rolled_tables(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale, double **c,
-                         double **s) {
+ * The rolls are taken mod p, in place (the constants' names carry them). 0 when out of memory (f marked). */
+static int rolled_tables(rf_fft_ctx *f, int64_t p, int sign, int64_t *roll_in, int64_t *roll_out, double scale,
+                         double **c, double **s) {
+    *roll_in = ((*roll_in % p) + p) % p;
+    *roll_out = ((*roll_out % p) + p) % p;
+    int64_t r_in = *roll_in, r_out = *roll_out;
     size_t pp = (size_t)(p * p);
     double *c0 = rf_fft_dalloc(f, pp), *s0 = rf_fft_dalloc(f, pp);
     *c = rf_fft_dalloc(f, pp), *s = rf_fft_dalloc(f, pp);
@@ -115,11 +118,9 @@ static int rolled_tables(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64
 
 rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left, int real, int64_t r_in,
                                    int64_t r_out, double scale) {
-    r_in = ((r_in % p) + p) % p;
-    r_out = ((r_out % p) + p) % p;
     double *c = NULL, *s = NULL;
     rf_value *v = NULL;
-    if (rolled_tables(f, p, sign, r_in, r_out, scale, &c, &s)) {
+    if (rolled_tables(f, p, sign, &r_in, &r_out, scale, &c, &s)) {
         char hint[64];
         /* the left matrix of one sign is the right matrix of the other: name by content */
         int s_eff = (left && !real) ? -sign : sign;
@@ -136,11 +137,9 @@ rf_value *rf_fft_dft_matrix_rolled(rf_fft_ctx *f, int64_t p, int sign, int left,
 }
 
 rf_value *rf_fft_dft_matrix_pairs(rf_fft_ctx *f, int64_t p, int sign, int64_t r_in, int64_t r_out, double scale) {
-    r_in = ((r_in % p) + p) % p;
-    r_out = ((r_out % p) + p) % p;
     double *c = NULL, *s = NULL;
     rf_value *v = NULL;
-    if (rolled_tables(f, p, sign, r_in, r_out, scale, &c, &s)) {
+    if (rolled_tables(f, p, sign, &r_in, &r_out, scale, &c, &s)) {
         char hint[80];
         snprintf(hint, sizeof hint, "dft%lld_pairs%s_roll%lld_%lld%s", (long long)p, sign < 0 ? "" : "_inv",
                  (long long)r_in, (long long)r_out, scale != 1.0 ? "_scaled" : "");
