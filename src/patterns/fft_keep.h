@@ -38,6 +38,11 @@ int rf_fft_step1_slice(const rf_node *n, int rank, int64_t *dim, int64_t *start,
 int64_t *rf_fft_box(const int64_t *lo, const int64_t *hi, int rank);
 /* start and end normalised into [0, size] as torch normalises a slice's bounds. */
 void rf_fft_clamp_slice(int64_t size, int64_t *start, int64_t *end);
+/* The kept entries of one transformed dim from the mask used[0..m) of those read or written (the sparse inverse
+ * uses it too): when pruning a transform of length n to them is worth it (rf_fft_prune_worth), their indices into
+ * *keep, each entry's position among them (-1: not kept) into *pos, and 1; 0 when not worth it; -1 when out of
+ * memory. */
+int rf_fft_keep_from_mask(const unsigned char *used, int64_t m, int64_t n, rf_fft_keep *keep, int64_t **pos);
 
 /* ---- the blocks of a tensor built from zeros (fft_writes.c) ---- */
 

@@ -124,6 +124,25 @@ static int follow(const rf_graph *g, rf_fft_prune *p, const rf_value *v, const i
     return 1;
 }
 
+int rf_fft_keep_from_mask(const unsigned char *used, int64_t m, int64_t n, rf_fft_keep *keep, int64_t **pos) {
+    int64_t k = 0;
+    for (int64_t j = 0; j < m; j++) k += used[j];
+    if (!rf_fft_prune_worth(n, k, m)) return 0;
+    int64_t *idx = rf_malloc((size_t)k * sizeof(int64_t)), *at = rf_malloc((size_t)m * sizeof(int64_t));
+    if (!idx || !at) {
+        rf_free(idx);
+        rf_free(at);
+        return -1;
+    }
+    for (int64_t j = 0, q = 0; j < m; j++) {
+        at[j] = used[j] ? q : -1;
+        if (used[j]) idx[q++] = j;
+    }
+    *keep = (rf_fft_keep){k, idx};
+    *pos = at;
+    return 1;
+}
+
 int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, const int64_t *sizes, size_t nd,
                       int onesided, rf_fft_prune *p) {
     memset(p, 0, sizeof *p);
@@ -141,28 +160,15 @@ int rf_fft_prune_plan(rf_lowering *L, const rf_node *n, const int64_t *dims, con
     if (follow(rf_in_graph(L), p, out, lo, hi, -1, 0)) {
         unsigned char *used = NULL;
         for (size_t i = 0; i < nd; i++) {
-            int64_t d = dims[i], m = outsz[i], k = 0;
+            int64_t d = dims[i], m = outsz[i];
             used = rf_calloc((size_t)m, 1);
             if (!used) break;
             for (size_t s = 0; s < p->nslices; s++)
                 if (p->slices[s].publish)
                     for (int64_t j = p->slices[s].lo[d]; j < p->slices[s].hi[d]; j++) used[j] = 1;
-            for (int64_t j = 0; j < m; j++) k += used[j];
-            if (rf_fft_prune_worth(sizes[i], k, m)) {
-                int64_t *idx = rf_malloc((size_t)k * sizeof(int64_t)), *pos = rf_malloc((size_t)m * sizeof(int64_t));
-                if (!idx || !pos) {
-                    rf_free(idx);
-                    rf_free(pos);
-                    break;
-                }
-                for (int64_t j = 0, q = 0; j < m; j++) {
-                    pos[j] = used[j] ? q : -1;
-                    if (used[j]) idx[q++] = j;
-                }
-                p->keep[i] = (rf_fft_keep){k, idx};
-                p->pos[i] = pos;
-                any = 1;
-            }
+            int kept = rf_fft_keep_from_mask(used, m, sizes[i], &p->keep[i], &p->pos[i]);
+            if (kept < 0) break;
+            any |= kept;
             rf_free(used);
             used = NULL;
         }

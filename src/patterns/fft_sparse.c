@@ -62,7 +62,7 @@ int rf_fft_sparse_plan(const rf_value *x, const int64_t *dims, const int64_t *le
     for (size_t a = 0; ok && a < p->nw; a++)
         for (size_t b = a + 1; ok && b < p->nw; b++) ok = !overlap(&p->w[a], &p->w[b], p);
     for (size_t i = 0; ok && i < nd; i++) {
-        int64_t d = dims[i], m = lens[i], k = 0;
+        int64_t d = dims[i], m = lens[i];
         unsigned char *used = rf_calloc((size_t)m, 1);
         if (!used) {
             ok = 0;
@@ -70,23 +70,9 @@ int rf_fft_sparse_plan(const rf_value *x, const int64_t *dims, const int64_t *le
         }
         for (size_t j = 0; j < p->nw; j++)
             for (int64_t q = p->w[j].lo[d]; q < p->w[j].hi[d]; q++) used[q] = 1;
-        for (int64_t q = 0; q < m; q++) k += used[q];
-        if (rf_fft_prune_worth(outs[i], k, m)) {
-            int64_t *idx = rf_malloc((size_t)k * sizeof(int64_t)), *pos = rf_malloc((size_t)m * sizeof(int64_t));
-            if (idx && pos) {
-                for (int64_t q = 0, c = 0; q < m; q++) {
-                    pos[q] = used[q] ? c : -1;
-                    if (used[q]) idx[c++] = q;
-                }
-                p->keep[i] = (rf_fft_keep){k, idx};
-                p->pos[i] = pos;
-                any = 1;
-            } else {
-                rf_free(idx);
-                rf_free(pos);
-                ok = 0;
-            }
-        }
+        int worth = rf_fft_keep_from_mask(used, m, outs[i], &p->keep[i], &p->pos[i]);
+        if (worth < 0) ok = 0;
+        any |= worth > 0;
         rf_free(used);
     }
     if (!ok || !any || !p->nw) {
