@@ -11,7 +11,6 @@ One table, SKIPS, says which ops are not measured or not expected to pass, each 
 from __future__ import annotations
 
 import copy
-import functools
 import math
 import zlib
 from collections.abc import Callable
@@ -511,24 +510,3 @@ def measure(op: OpInfo) -> OpResult:
             for m in modes:
                 res.modes[m].append(run_sample(name, fn, gm, args, m))
     return res
-
-
-@functools.cache
-def traced_ops(wanted: frozenset[str] | None = None) -> frozenset[str]:
-    """The aten ops of every measured op's traced complex64 samples (tracing only, no lowering). With `wanted`,
-    tracing stops as soon as every wanted op has been seen (the rule-coverage check asks only for the few its own
-    cases miss)."""
-    ops: set[str] = set()
-    for op in complex_opinfos():
-        if not measured(full_name(op)):
-            continue
-        for sample in pick_samples(op, torch.complex64):
-            fn = _Bound(op, sample)
-            try:
-                gm = trace(fn, fn.tensors())
-            except Exception:  # untraceable samples are reported by the measurement itself
-                continue
-            ops |= {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
-            if wanted is not None and wanted <= ops:
-                return frozenset(ops)
-    return frozenset(ops)
