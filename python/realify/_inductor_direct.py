@@ -1,13 +1,16 @@
-"""Inductor for a lowered inference graph, without a second aot_autograd layer.
+"""Inductor for a lowered aot_autograd graph, without a second aot_autograd layer.
 
-The backend has already run aot_autograd: the graph it lowers is functional (input mutations, such as a KV-cache
-write, are copy_ nodes at its end) and holds no autograd. compile_fx would trace it through aot_autograd again, and
-every call would then pass two layers of run-time wrappers (a few µs of host time per call, the cost that matters in
-a decode step). Here the lowered graph is traced once more with Inductor's decomposition table, as that second
-aot_autograd would, and handed to Inductor's graph compiler directly.
+The backend has already run aot_autograd: the graph it lowers (an inference graph, or a training step's forward or
+backward) is functional (input mutations, such as a KV-cache write, are copy_ nodes at its end) and holds no
+autograd. compile_fx would trace it through aot_autograd again, which costs compile time, and every call would then
+pass two layers of run-time wrappers (a few µs of host time per call, the cost that matters in a decode step). Here
+the lowered graph is traced once more with Inductor's decomposition table, as that second aot_autograd would, and
+handed to Inductor's graph compiler directly, flagged as compile_fx flags it: an inference graph, whatever its role
+in the outer aot_autograd. (Flagged as a backward, Inductor would apply the outer aot_autograd's backward-only
+settings to the lowered graph; a complex Conv1d's weight gradient came out wrong that way, in the corpus test.)
 
-Only plain inference graphs take this path (no CUDA graphs, no freezing, no C++ wrapper, no mode): anything else, or
-a torch release whose Inductor lacks one of the entry points used here, goes through compile_fx as before.
+Only plain graphs take this path (no CUDA graphs, no freezing, no C++ wrapper, no mode): anything else, or a torch
+release whose Inductor lacks one of the entry points used here, goes through compile_fx as before.
 """
 
 from __future__ import annotations
@@ -71,8 +74,8 @@ def _decomposed(gm: fx.GraphModule, example_inputs: list[Any], fake_mode: Any) -
 
 
 def compile_inference(gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
-    """The lowered inference graph compiled by Inductor's graph compiler, called in aot_autograd's boxed convention
-    (one list of arguments, marked `_boxed_call` and `realify_boxed`)."""
+    """The lowered graph compiled by Inductor's graph compiler as an inference graph, called in aot_autograd's boxed
+    convention (one list of arguments, marked `_boxed_call` and `realify_boxed`)."""
     from torch._guards import detect_fake_mode
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.utils import BoxedBool

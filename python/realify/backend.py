@@ -51,8 +51,9 @@ def _inductor(
     direct: bool = False,
     config: dict[str, Any] | None = None,
 ) -> Callable[..., Any]:
-    """Inductor on a lowered graph. `direct`: an inference graph (and no mode) goes to Inductor's graph compiler
-    without a second aot_autograd layer (realify._inductor_direct), where this torch and its configuration allow.
+    """Inductor on a lowered graph. `direct`: a graph aot_autograd handed over (and no mode) goes to Inductor's graph
+    compiler without a second aot_autograd layer (realify._inductor_direct), where this torch and its configuration
+    allow.
     `config`: Inductor settings for this compile (torch._inductor.config names, as torch.compile's options)."""
     from torch._inductor import config as inductor_config
     from torch._inductor import list_mode_options
@@ -177,7 +178,8 @@ def compile_lowered(
     With `options.planar_inputs`, complex tables (freqs_cis lifted into an input) may cross as contiguous [2, ...]
     real tensors; the C core picks which, and the adapter splits each once and caches the split.
 
-    `direct`: gm is an inference graph; Inductor may compile it without a second aot_autograd layer.
+    `direct`: gm is a graph aot_autograd handed over (inference, or a training step's forward or backward); Inductor
+    may compile it without a second aot_autograd layer.
 
     `static_inputs`: positions of gm's inputs that are parameters or buffers, given for an inference graph: what the
     lowered graph computes from complex ones alone moves into a prologue that the adapter runs once and caches
@@ -266,8 +268,9 @@ def realify_backend(
       mode: torch.compile's mode for the inductor backend ("reduce-overhead" replays CUDA graphs, which removes
         the host's per-call cost where small kernels leave the GPU waiting).
       on_lowered: callable receiving a CompileEvent for every lowered graph.
-      direct: inference graphs go to Inductor's graph compiler without a second aot_autograd layer, which saves
-        host time on every call (default True; realify._inductor_direct says when it applies).
+      direct: the graphs aot_autograd hands over (inference, and a training step's forward and backward) go to
+        Inductor's graph compiler without a second aot_autograd layer, which saves compile time and host time on
+        every call (default True; realify._inductor_direct says when it applies).
       inductor_config: Inductor settings for the inner compile, by torch._inductor.config name (as torch.compile's
         options for Inductor), over the mode's settings; needs backend "inductor". Inference graphs get
         INFERENCE_INDUCTOR_CONFIG (combo kernels) under these ({"combo_kernels": False} turns them off).
@@ -326,7 +329,7 @@ def realify_backend(
             on_lowered=on_lowered,
             input_views=input_views,
             mode=mode,
-            direct=direct and inference,
+            direct=direct,
             static_inputs=static if inference and len(inputs) == len(example_inputs) else frozenset(),
             inductor_config={**INFERENCE_INDUCTOR_CONFIG, **(inductor_config or {})}
             if inference and inner == "inductor"

@@ -1,6 +1,6 @@
-"""Inference graphs reach Inductor's graph compiler without a second aot_autograd layer (realify._inductor_direct):
-the same numbers, strides and input mutations as eager and as the two-layer path; training graphs, modes and
-direct=False keep compile_fx."""
+"""Graphs aot_autograd hands the backend (inference, and a training step's forward and backward) reach Inductor's
+graph compiler without a second aot_autograd layer (realify._inductor_direct): the same numbers, strides and input
+mutations as eager and as the two-layer path; modes and direct=False keep compile_fx."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_inference_graph_skips_the_second_aot_layer_and_matches_eager() -> None:
     torch.testing.assert_close(args[3], two_layer_cache, rtol=0, atol=0)
 
 
-def test_direct_false_and_training_graphs_keep_compile_fx() -> None:
+def test_direct_false_keeps_compile_fx() -> None:
     torch._dynamo.reset()
     args = decode_args()
     with counting_inductor_entries() as calls:
@@ -93,21 +93,42 @@ def test_direct_false_and_training_graphs_keep_compile_fx() -> None:
         got = fn(*args[:3], torch.zeros(2, 16, 2, 8))
     assert calls["compile_fx"] == 1
     torch.testing.assert_close(got, rotate_and_cache(*args[:3], torch.zeros(2, 16, 2, 8)))
+    _, calls = conv_step_gradients(direct=False)
+    assert calls["compile_fx"] == 2  # a training step's forward and backward, each through aot_autograd again
 
-    torch._dynamo.reset()
-    w = torch.randn(4, 4, dtype=torch.complex64, requires_grad=True)
 
-    def loss(x: torch.Tensor) -> torch.Tensor:
-        return (x @ w).abs().sum()
+def conv_step(w: torch.Tensor, b: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """A complex Conv1d and a product: a training step whose forward saves complex values for its backward. (The
+    corpus's complextorch Conv1d train cell is the case that a backward flagged as one to Inductor got wrong.)"""
+    y = torch.nn.functional.conv1d(x, w, b, padding=1)
+    return (y @ y.transpose(-1, -2).conj()).abs().sum()
 
-    x = torch.randn(3, 4, dtype=torch.complex64)
+
+def conv_step_gradients(**options: Any) -> tuple[list[torch.Tensor], dict[str, int]]:
+    g = torch.Generator().manual_seed(2)
+    w = torch.randn(4, 2, 3, dtype=torch.complex64, generator=g).requires_grad_(True)
+    b = torch.randn(4, dtype=torch.complex64, generator=g).requires_grad_(True)
+    x = torch.randn(3, 2, 8, dtype=torch.complex64, generator=g)
+    step: Callable[..., torch.Tensor] = conv_step
+    if options.pop("compiled", True):
+        torch._dynamo.reset()
+        step = torch.compile(conv_step, backend="realify", options=options)
     with counting_inductor_entries() as calls:
-        torch.compile(loss, backend="realify")(x).backward()
-    assert calls["compile_fx"] >= 1  # forward and backward of a training graph go through aot_autograd again
-    want = w.grad.clone()
-    w.grad = None
-    loss(x).backward()
-    torch.testing.assert_close(want, w.grad)
+        step(w, b, x).backward()
+    return [w.grad, b.grad], calls
+
+
+def test_training_graphs_skip_the_second_aot_layer_and_match_eager() -> None:
+    if not _inductor_direct.available():
+        pytest.skip("this torch's Inductor lacks an entry point of the direct path (the two-layer path is tested)")
+    got, calls = conv_step_gradients()
+    assert calls == {"compile_fx": 0, "compile_fx_inner": 2}  # the forward and the backward, one layer each
+    want, _ = conv_step_gradients(compiled=False)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)
+    two_layer, _ = conv_step_gradients(direct=False)  # the same kernels: equal to the bit
+    for g, t in zip(got, two_layer, strict=True):
+        torch.testing.assert_close(g, t, rtol=0, atol=0)
 
 
 def test_output_strides_views_and_dtypes_match_eager() -> None:
