@@ -148,7 +148,9 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
         assert all(r["rel_err"] < 2e-6 for r in rows)
         assert all(r["kernels"] > 0 for r in rows if r["form"] != "cufft")
     elif script == "fft_tf32.py":
-        assert {r["form"] for r in rows} == {"cuFFT", "matmul", "3xTF32"} and len(rows) == 15
+        # --small: each of 3 cases in cuFFT, matmul (TF32 off) and 3xTF32 (on)
+        assert {r["form"] for r in rows} == {"cuFFT", "matmul", "3xTF32"} and len(rows) == 9
+        assert {(r["form"], r["tf32"]) for r in rows} == {("cuFFT", False), ("matmul", False), ("3xTF32", True)}
         assert all(r["split_gemms"] > 0 for r in rows if r["form"] == "3xTF32")
         assert all(r["rel_err"] < 2e-6 for r in rows)  # on the CPU, TF32 does not apply: all float32
     elif script == "fft_profile.py":
