@@ -6,8 +6,8 @@ autograd. compile_fx would trace it through aot_autograd again, which costs comp
 pass two layers of run-time wrappers (a few µs of host time per call, the cost that matters in a decode step). Here
 the lowered graph is traced once more with Inductor's decomposition table, as that second aot_autograd would, and
 handed to Inductor's graph compiler directly, flagged as compile_fx flags it: an inference graph, whatever its role
-in the outer aot_autograd. (Flagged as a backward, Inductor would apply the outer aot_autograd's backward-only
-settings to the lowered graph; a complex Conv1d's weight gradient came out wrong that way, in the corpus test.)
+in the outer aot_autograd. (Flagged as a backward, the lowered backward of the corpus's complextorch Conv1d gave a
+wrong weight gradient; the cause is not known, and donated buffers are not it.)
 
 Only plain graphs take this path (no CUDA graphs, no freezing, no C++ wrapper, no mode): anything else, or a torch
 release whose Inductor lacks one of the entry points used here, goes through compile_fx as before.
