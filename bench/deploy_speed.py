@@ -170,7 +170,8 @@ def ort_runner(proto: Any, args: tuple[torch.Tensor, ...], threads: int, profile
     if profile:
         opts.enable_profiling = True
         opts.profile_file_prefix = profile
-    sess = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    # as realify opens its own sessions (realify.load): without the CPU fusions that slow it down
+    sess = realify.onnxruntime_session(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     feeds = {i.name: _ort_feed(a) for i, a in zip(sess.get_inputs(), args, strict=True)}
     if any(a.dtype == torch.bfloat16 for a in args):  # bfloat16 goes in and out as OrtValues
         feeds = {k: v if isinstance(v, ort.OrtValue) else ort.OrtValue.ortvalue_from_numpy(v) for k, v in feeds.items()}

@@ -21,10 +21,12 @@ from .errors import (
 )
 from .lower import lower
 from .onnx_export import export_onnx
+from .ort_session import onnxruntime_session
 
 _register_backend()  # once, here: dynamo's own registration from its entry point races between threads
 
 __all__ = [
+    "onnxruntime_session",
     "ArtifactError",
     "Boundary",
     "ComplexDtypeRemainsError",

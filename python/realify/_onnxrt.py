@@ -19,6 +19,7 @@ from torch._dynamo.backends.common import fake_tensor_unsupported
 
 from ._precision import on_cuda
 from .errors import RealifyError, user_source_line
+from .ort_session import onnxruntime_session
 
 
 def _providers(ort: Any, on_cuda: bool, use_tf32: bool) -> list[Any]:
@@ -65,7 +66,7 @@ def compile_onnxrt(gm: fx.GraphModule, example_inputs: list[Any], *, use_tf32: b
             custom_translation_table=translation_table(opset),
         )
     try:
-        session = ort.InferenceSession(
+        session = onnxruntime_session(
             program.model_proto.SerializeToString(), providers=_providers(ort, on_cuda(example_inputs), use_tf32)
         )
     except Exception as e:  # onnxruntime's own exception types live in its C extension

@@ -230,9 +230,9 @@ def _load_pt2(path: str) -> ComplexProgram:
 
 
 def _load_onnx(path: str, providers: list[str] | None) -> ComplexProgram:
-    import onnxruntime as ort
+    from .ort_session import onnxruntime_session
 
-    sess = ort.InferenceSession(path, providers=providers or ["CPUExecutionProvider"])
+    sess = onnxruntime_session(path, providers=providers)
     meta = sess.get_modelmeta().custom_metadata_map
     if ONNX_KEY not in meta:
         raise ValueError(f"{path} carries no realify signature (write it with `realify lower` or realify.save)")
