@@ -43,6 +43,10 @@ static const rf_pattern table[] = {
     {"fft.shift_fold", ifftshift, 1, rf_pattern_fft_shift,
      "ifftshift -> fft/ifft -> fftshift (a centred transform) for graph runtimes: the rolls folded into the "
      "direct DFT tables as permutations, so no Slice/Concat is left for them"},
+    {"cx.mul_sum", mul, 1, rf_pattern_mul_sum,
+     "sum(x * w, -1) of a packed complex x and a vector w over its last dim (a complex matrix-vector product, "
+     "beamforming's (z * conj(steer)).sum(-1)) for graph runtimes: one MatMul of x's pairs by w's real [2M, 2] "
+     "embedding, not a split of the pairs, four products and two reductions"},
 };
 
 enum { NPATTERNS = sizeof table / sizeof table[0] };

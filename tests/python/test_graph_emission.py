@@ -99,3 +99,86 @@ def test_stft_frames_for_graph_runtimes_are_block_slices(n_fft: int, hop: int, b
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     (out,) = sess.run(None, {proto.graph.input[0].name: args[0].numpy()})
     assert zoo.max_rel_error(ref, torch.from_numpy(out)) <= 1e-6
+
+
+class _MulSum(torch.nn.Module):
+    """sum(z * w, dim) against a complex weight w of the given shape (a vector over z's last dim, or not)."""
+
+    def __init__(self, w_shape: tuple[int, ...], dim: int = -1, keepdim: bool = False, conj: bool = False) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(3)
+        self.register_buffer("w", torch.randn(w_shape, dtype=torch.complex64, generator=g))
+        self.dim, self.keepdim, self.conj = dim, keepdim, conj
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        w = self.w.conj() if self.conj else self.w
+        return (z * w).sum(self.dim, keepdim=self.keepdim)
+
+
+def _ops_of(gm: torch.fx.GraphModule) -> collections.Counter:
+    return collections.Counter(str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+
+
+def _lowered_mul_sum(m: torch.nn.Module, z: torch.Tensor, **opts: object) -> torch.fx.GraphModule:
+    return realify.lower(torch.export.export(m, (z,)), target="onnx", **opts).module()
+
+
+@pytest.mark.parametrize(
+    ("w_shape", "keepdim", "conj"), [((8,), False, False), ((1, 1, 8), True, True), ((1, 8), False, True)]
+)
+def test_mul_sum_against_a_vector_is_two_matrix_vector_products(
+    w_shape: tuple[int, ...], keepdim: bool, conj: bool
+) -> None:
+    """cx.mul_sum: the product summed over the last dim is two MatMuls of the packed pairs (no split of the pairs,
+    no reduction), equal to eager within float32 rounding; switched off, the elementwise form comes back."""
+    m = _MulSum(w_shape, keepdim=keepdim, conj=conj)
+    z = torch.randn(3, 5, 8, dtype=torch.complex64)
+    gm = _lowered_mul_sum(m, z)
+    ops = _ops_of(gm)
+    assert ops["aten.matmul.default"] == 2 and ops["aten.sum.dim_IntList"] == 0, ops
+    ref = m(z)
+    got = gm(torch.view_as_real(z))
+    torch.testing.assert_close(torch.view_as_complex(got.contiguous()), ref, rtol=1e-5, atol=1e-5)
+    off = _ops_of(_lowered_mul_sum(m, z, disable_patterns=("cx.mul_sum",)))
+    assert off["aten.matmul.default"] == 0 and off["aten.sum.dim_IntList"] == 2, off
+
+
+@pytest.mark.parametrize(
+    ("w_shape", "dim", "computed"), [((5, 8), -1, False), ((8,), 1, False), ((8,), -1, True)]
+)
+def test_mul_sum_declines_what_is_not_a_vector_product(w_shape: tuple[int, ...], dim: int, computed: bool) -> None:
+    """A weight that varies over another dim, a sum over another dim, or a z that is not held as pairs (computed
+    in the graph) keeps the mul and sum rules' form, with eager's numbers."""
+    m: torch.nn.Module = _MulSum(w_shape, dim=dim)
+    if computed:
+        inner = m
+
+        class Computed(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, z: torch.Tensor) -> torch.Tensor:
+                return self.inner(torch.exp(z))
+
+        m = Computed()
+    z = torch.randn(3, 5, 8, dtype=torch.complex64)
+    gm = _lowered_mul_sum(m, z)
+    assert _ops_of(gm)["aten.matmul.default"] == 0
+    got = torch.view_as_complex(gm(torch.view_as_real(z)).contiguous())
+    torch.testing.assert_close(got, m(z), rtol=1e-5, atol=1e-5)
+
+
+def test_steering_vectors_in_onnxruntime_use_matmuls() -> None:
+    """The zoo's beamformer (complex128, truncated) in ONNX Runtime: MatMul instead of ReduceSum, eager's numbers."""
+    e = zoo.entry("steering_c128_truncated")
+    args = e.inputs()
+    ep = realify.lower(torch.export.export(e.make().eval(), args), target="onnx", truncate_double=True)
+    real = zoo.real_inputs(e, args)
+    model = torch.onnx.export(ep, real, dynamo=True, verbose=False).model_proto
+    kinds = collections.Counter(n.op_type for n in model.graph.node)
+    assert kinds["MatMul"] == 2 and kinds["ReduceSum"] == 0, kinds
+    (out,) = realify.onnxruntime_session(model.SerializeToString()).run(
+        None, {i.name: a.numpy() for i, a in zip(model.graph.input, real, strict=True)}
+    )
+    assert zoo.max_rel_error(e.make().eval()(*args), torch.from_numpy(out)) <= 1e-5
