@@ -47,6 +47,10 @@ int rf_is_packed_input(const rf_lowering *L, const rf_value *orig) {
     return !orig->producer && rf_dtype_is_complex(orig->dtype) && L->cx_map[orig->id].packed != NULL;
 }
 
+int rf_holds_packed(const rf_lowering *L, const rf_value *orig) {
+    return rf_dtype_is_complex(orig->dtype) && L->cx_map[orig->id].packed != NULL;
+}
+
 /* linalg solve family: whether an input-graph value is read by a node or is a graph output, so a rule
  * can skip building a result nobody reads (an unrolled factorisation behind an unused output). */
 int rf_value_is_used(const rf_lowering *L, const rf_value *orig) {

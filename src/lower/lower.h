@@ -66,6 +66,9 @@ rf_cx rf_cx_of(rf_lowering *L, const rf_value *orig, rf_dtype dt);
 int rf_cx_known_real(const rf_lowering *L, const rf_value *orig);
 /* The original value is a complex graph input or constant, held packed. */
 int rf_is_packed_input(const rf_lowering *L, const rf_value *orig);
+/* The original complex value's packed [..., 2] form exists already (an input, a constant, a result published
+ * packed, or one read packed before), so rf_packed_of costs no stack of its parts. */
+int rf_holds_packed(const rf_lowering *L, const rf_value *orig);
 /* The packed [..., 2] form of an original complex value. */
 rf_value *rf_packed_of(rf_lowering *L, const rf_value *orig);
 /* The packed form of a complex graph input or constant (rf_is_packed_input) that the rule reads

@@ -182,3 +182,41 @@ def test_steering_vectors_in_onnxruntime_use_matmuls() -> None:
         None, {i.name: a.numpy() for i, a in zip(model.graph.input, real, strict=True)}
     )
     assert zoo.max_rel_error(e.make().eval()(*args), torch.from_numpy(out)) <= 1e-5
+
+
+class _PartsProduct(torch.nn.Module):
+    """A matrix product whose left operand is computed as parts (exp of the input), by a complex weight or a
+    complex input, through matmul, mm or bmm."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__()
+        self.op = op
+        g = torch.Generator().manual_seed(5)
+        self.w = torch.nn.Parameter(torch.randn(6, 3, dtype=torch.complex64, generator=g))
+
+    def forward(self, z: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        a = torch.exp(z)
+        if self.op == "mm":
+            return torch.mm(a[0], self.w)
+        if self.op == "bmm":
+            return torch.bmm(a, b)
+        return a @ self.w
+
+
+@pytest.mark.parametrize("op", ["matmul", "mm", "bmm"])
+def test_product_of_parts_for_graph_runtimes_reads_them_side_by_side(op: str) -> None:
+    """For graph targets a left operand held as parts goes into the GEMM as [re, im] along k (a concat of row
+    blocks) by a block embedding of the right one, not as pairs stacked on an innermost axis of 2; eager's
+    numbers within float32 rounding, and the portable lowering keeps the stacked pairs."""
+    m = _PartsProduct(op)
+    z, b = torch.randn(2, 4, 6, dtype=torch.complex64) * 0.5, torch.randn(2, 6, 3, dtype=torch.complex64)
+    ep = torch.export.export(m, (z, b))
+    ref = m(z, b).detach()
+    real = (torch.view_as_real(z), torch.view_as_real(b))
+    for target, cats in (("onnx", 1), ("portable", 0)):
+        gm = realify.lower(ep, target=target).module()
+        product = next(n for n in gm.graph.nodes if str(n.target).startswith(("aten.matmul", "aten.mm", "aten.bmm")))
+        lhs = product.args[0]
+        assert (str(lhs.target) == "aten.cat.default") == bool(cats), (target, lhs.format_node())
+        got = torch.view_as_complex(gm(*real).detach().contiguous())
+        torch.testing.assert_close(got, ref, rtol=2e-6, atol=2e-6)
