@@ -13,6 +13,7 @@ static const char *const fft_of_blocks[] = {TORCH_FFT("fft"), TORCH_FFT("ifft"),
                                             "aten._fft_c2c.default", "aten._fft_c2r.default", NULL};
 static const char *const ifftshift[] = {"aten.fft_ifftshift.default", NULL};
 static const char *const irfft[] = {TORCH_FFT("irfft"), NULL};
+static const char *const exp_op[] = {"aten.exp.default", NULL};
 
 static const rf_pattern table[] = {
     {"rope.op", mul, 0, rf_pattern_rope_op,
@@ -47,6 +48,9 @@ static const rf_pattern table[] = {
      "sum(x * w, -1) of a packed complex x and a vector w over its last dim (a complex matrix-vector product, "
      "beamforming's (z * conj(steer)).sum(-1)) for graph runtimes: one MatMul of x's pairs by w's real [2M, 2] "
      "embedding, not a split of the pairs, four products and two reductions"},
+    {"cx.exp_imag", exp_op, 1, rf_pattern_exp_imag,
+     "exp(x * c) of a real x and an imaginary scalar c (torch.exp(1j * phase)) as (cos t, sin t) of the product's "
+     "imaginary part t: the values exp gives, without its general form's scaling and special cases"},
 };
 
 enum { NPATTERNS = sizeof table / sizeof table[0] };
