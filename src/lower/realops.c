@@ -145,9 +145,25 @@ rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x
  * Then hypot's special values: 0 for m == 0 (n/m is NaN there), +inf when
  * either part is infinite, even if the other is NaN; NaN otherwise propagates
  * through maximum/minimum. */
+/* hypot for graph runtimes, with one where: ONNX Runtime 1.32 runs Where 5-12x slower than other elementwise
+ * ops (531 us against 45 for 65536 floats when both branches are tensors), and the form below had three. The
+ * scaled form throughout (within 2 ulp of the plain one, which the extremes cannot use), its m == 0 case by
+ * dividing by m + (m == 0) instead of a where, and hypot's inf-beats-nan case by the one where. */
+static rf_rv hypot_one_where(rf_lowering *L, rf_rv ax, rf_rv ay) {
+    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
+    rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
+    rf_value *zero = rf_b_cmp(L, "eq", m, rf_num(0.0));
+    rf_rv denom = rf_b_add(L, m, rf_val(rf_b_cast(L, zero, rf_rv_dtype(m, RF_DT_F32))));
+    rf_rv q = rf_b_div(L, n, denom);
+    rf_rv r = rf_b_mul(L, m, rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, q, q), rf_num(1.0))));
+    rf_value *inf = rf_b_or(L, rf_b_cmp(L, "eq", ax, rf_num(INFINITY)), rf_b_cmp(L, "eq", ay, rf_num(INFINITY)));
+    return rf_b_where(L, inf, rf_num(INFINITY), r);
+}
+
 rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y) {
     if (!x.v && !y.v) return rf_num(hypot(x.s, y.s));
     rf_rv ax = rf_b_abs(L, x), ay = rf_b_abs(L, y);
+    if (x.v && y.v && (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO))) return hypot_one_where(L, ax, ay);
     rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
     rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
     rf_rv q = rf_b_div(L, n, m);
