@@ -44,6 +44,8 @@ int rf_pattern_fft_long_conv(rf_lowering *L, const rf_node *n);
 int rf_pattern_fft_crop(rf_lowering *L, const rf_node *n);
 /* fft_shift.c */
 int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n);
+/* abs_square.c */
+int rf_pattern_abs_square(rf_lowering *L, const rf_node *n);
 /* exp_imag.c */
 int rf_pattern_exp_imag(rf_lowering *L, const rf_node *n);
 /* mul_sum.c */

@@ -14,6 +14,7 @@ static const char *const fft_of_blocks[] = {TORCH_FFT("fft"), TORCH_FFT("ifft"),
 static const char *const ifftshift[] = {"aten.fft_ifftshift.default", NULL};
 static const char *const irfft[] = {TORCH_FFT("irfft"), NULL};
 static const char *const exp_op[] = {"aten.exp.default", NULL};
+static const char *const abs_op[] = {"aten.abs.default", NULL};
 
 static const rf_pattern table[] = {
     {"rope.op", mul, 0, rf_pattern_rope_op,
@@ -51,6 +52,9 @@ static const rf_pattern table[] = {
     {"cx.exp_imag", exp_op, 1, rf_pattern_exp_imag,
      "exp(x * c) of a real x and an imaginary scalar c (torch.exp(1j * phase)) as (cos t, sin t) of the product's "
      "imaginary part t: the values exp gives, without its general form's scaling and special cases"},
+    {"cx.abs_square", abs_op, 1, rf_pattern_abs_square,
+     "abs(z) ** 2 and square(abs(z)) (a power spectrogram) as re*re + im*im, inf where a part is infinite: "
+     "no hypot and no square of its result"},
 };
 
 enum { NPATTERNS = sizeof table / sizeof table[0] };
