@@ -136,7 +136,13 @@ static rf_value *abs_cmp_inf(rf_lowering *L, const char *cmp, rf_rv x) {
     rf_value *ax = rf_b_unary(L, "aten.abs.default", rf_b_tensor_of(L, x, RF_DT_F64));
     return rf_b_cmp(L, cmp, rf_val(ax), rf_num(INFINITY));
 }
-rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "eq", x); }
+/* For graph runtimes, one IsInf node instead of Abs and Equal (ONNX's IsInf takes float and double only). */
+rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) {
+    int graph_runtime = rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO);
+    if (graph_runtime && x.v && (x.v->dtype == RF_DT_F32 || x.v->dtype == RF_DT_F64))
+        return pred1(L, "aten.isinf.default", x);
+    return abs_cmp_inf(L, "eq", x);
+}
 rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x); }
 
 /* sqrt(x^2 + y^2) without aten.hypot, which torch.onnx, OpenVINO, ExecuTorch,
@@ -149,13 +155,22 @@ rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x
  * ops (531 us against 45 for 65536 floats when both branches are tensors), and the form below had three. The
  * scaled form throughout (within 2 ulp of the plain one, which the extremes cannot use), its m == 0 case by
  * dividing by m + (m == 0) instead of a where, and hypot's inf-beats-nan case by the one where. */
+static rf_rv runtime_extremum(rf_lowering *L, const char *op, rf_rv a, rf_rv b) {
+    const char *names[2] = {"self", "other"};
+    rf_rv xs[2] = {a, b};
+    return rf_val(rf_b_ew(L, op, 2, names, xs, RF_DT_COUNT));
+}
+
 static rf_rv hypot_one_where(rf_lowering *L, rf_rv ax, rf_rv ay) {
-    rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
-    rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
+    /* Max and Min as the runtime has them (OpenVINO drops a NaN first operand); NaN comes back below as
+     * ax * 0 + ay * 0, which is 0 for finite parts and NaN otherwise (the infinite case is the where's) */
+    rf_rv m = runtime_extremum(L, "aten.maximum.default", ax, ay);
+    rf_rv n = runtime_extremum(L, "aten.minimum.default", ax, ay);
     rf_value *zero = rf_b_cmp(L, "eq", m, rf_num(0.0));
     rf_rv denom = rf_b_add(L, m, rf_val(rf_b_cast(L, zero, rf_rv_dtype(m, RF_DT_F32))));
     rf_rv q = rf_b_div(L, n, denom);
     rf_rv r = rf_b_mul(L, m, rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, q, q), rf_num(1.0))));
+    r = rf_b_add(L, r, rf_b_add(L, rf_b_mul(L, ax, rf_num(0.0)), rf_b_mul(L, ay, rf_num(0.0))));
     rf_value *inf = rf_b_or(L, rf_b_cmp(L, "eq", ax, rf_num(INFINITY)), rf_b_cmp(L, "eq", ay, rf_num(INFINITY)));
     return rf_b_where(L, inf, rf_num(INFINITY), r);
 }
@@ -190,18 +205,24 @@ rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y) {
     rf_value *lt = rf_b_cmp(L, "lt", y, rf_num(0.0));
     rf_value *inv = rf_b_unary(L, "aten.reciprocal.default", y.v);
     rf_value *neg = rf_b_or(L, lt, rf_b_cmp(L, "lt", rf_val(inv), rf_num(0.0)));
-    if (!x.v) { /* two scalars would make where pick float32: give them y's dtype */
-        rf_value *m = rf_b_scalar_tensor(L, -fabs(x.s), y.v->dtype);
-        return rf_b_where(L, neg, rf_val(m), rf_val(rf_b_scalar_tensor(L, fabs(x.s), y.v->dtype)));
-    }
-    rf_rv ax = rf_b_abs(L, x);
-    return rf_b_where(L, neg, rf_b_neg(L, ax), ax);
+    rf_rv ax = x.v ? rf_b_abs(L, x) : rf_val(rf_b_scalar_tensor(L, fabs(x.s), y.v->dtype));
+    /* two scalars would make where pick float32: both are y's dtype */
+    rf_rv minus = x.v ? rf_b_neg(L, ax) : rf_val(rf_b_scalar_tensor(L, -fabs(x.s), y.v->dtype));
+    /* ONNX Runtime 1.32's Where gives +0 where it selects a -0 from its first branch (a -0 from the second
+     * survives): for graph runtimes the negative value is the second branch */
+    if (rf_graph_runtime(L)) return rf_b_where(L, rf_b_not(L, neg), ax, minus);
+    return rf_b_where(L, neg, minus, ax);
 }
 
 rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
     /* Every hypot and copysign, whichever rule asks for it, takes the portable form. */
     if (strcmp(op, "aten.hypot.default") == 0) return rf_b_hypot(L, x, y);
     if (strcmp(op, "aten.copysign.Tensor") == 0) return rf_b_copysign(L, x, y);
+    if ((x.v || y.v) && rf_graph_runtime(L)) {
+        if (strcmp(op, "aten.atan2.default") == 0) return rf_b_graph_atan2(L, x, y);
+        if (strcmp(op, "aten.maximum.default") == 0 || strcmp(op, "aten.minimum.default") == 0)
+            return rf_b_nan_sticky_extremum(L, op, x, y);
+    }
     rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F64;
     const char *names[2] = {"self", "other"};
     rf_rv xs[2] = {rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};

@@ -39,6 +39,13 @@ rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y);
  * as positive. rf_b_fn2 routes "aten.copysign.Tensor" here. */
 rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y);
 
+/* graph_math.c: forms for graph runtimes (targets onnx and openvino), where ONNX's own lose special values. */
+int rf_graph_runtime(const rf_lowering *L);
+/* maximum/minimum (`op`), NaN where either operand is NaN whatever the runtime's Max does with one. */
+rf_rv rf_b_nan_sticky_extremum(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
+/* atan2(y, x) with torch's values at signed zeros, infinities and NaN, from Atan on [0, 1]. */
+rf_rv rf_b_graph_atan2(rf_lowering *L, rf_rv y, rf_rv x);
+
 /* Dtype of a real operand (its tensor's, or `dflt` for a scalar). */
 rf_dtype rf_rv_dtype(rf_rv x, rf_dtype dflt);
 

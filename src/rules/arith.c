@@ -1,5 +1,6 @@
 /* Elementwise complex arithmetic and the elementary functions. */
 #include "cxmath/cxmath.h"
+#include "lower/realops.h"
 #include "rules/family.h"
 #include "rules/rules.h"
 
@@ -75,7 +76,7 @@ static rf_status absolute(rf_lowering *L, const rf_node *n) {
 static rf_status angle(rf_lowering *L, const rf_node *n) {
     rf_cx z = rf_in_cx(L, n, "self", self_component(L, n));
     rf_value *im = z.im_zero ? rf_b_zeros_like(L, z.re.v) : z.im.v;
-    rf_set_real(L, n->outs[0], rf_b_binary(L, "aten.atan2.default", im, z.re.v));
+    rf_set_real(L, n->outs[0], rf_b_materialize(L, rf_b_fn2(L, "aten.atan2.default", rf_val(im), z.re), z.re.v));
     return RF_OK;
 }
 
