@@ -65,6 +65,8 @@ rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *n
 }
 
 rf_value *rf_b_scalar_tensor(rf_lowering *L, double s, rf_dtype dt) {
+    /* torch.onnx writes scalar_tensor(-0.0) as a +0 constant: graph runtimes get -0 as the negation of +0 */
+    if (s == 0.0 && signbit(s) && rf_graph_runtime(L)) return rf_b_unary(L, "aten.neg.default", rf_b_scalar_tensor(L, 0.0, dt));
     rf_attr d = {0};
     d.kind = RF_A_DTYPE;
     d.dtype = dt;
@@ -81,6 +83,14 @@ rf_rv rf_b_where(rf_lowering *L, rf_value *cond, rf_rv x, rf_rv y) {
     if (!x.v && !y.v) {
         if ((x.s == y.s && signbit(x.s) == signbit(y.s)) || (isnan(x.s) && isnan(y.s))) return x;
         dt = RF_DT_F32;
+    }
+    /* ONNX Runtime 1.32's Where gives +0 where it selects a -0 from its first branch: for graph runtimes a
+     * tensor against a scalar goes second, so its zero signs survive */
+    if (x.v && !y.v && rf_graph_runtime(L)) {
+        rf_rv t = x;
+        x = y;
+        y = t;
+        cond = rf_b_not(L, cond);
     }
     const char *names[3] = {"condition", "self", "other"};
     rf_rv xs[3] = {rf_val(cond), rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};
