@@ -37,6 +37,7 @@ SCRIPTS = [
     "rope_forms.py",
     "fft_tf32.py",
     "deploy_speed.py",
+    "rope_graph_forms.py",
 ]
 
 
@@ -69,10 +70,10 @@ def test_deploy_speed_profile(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_script_small(script: str, tmp_path: Path) -> None:
-    if script in ("onnx_fft.py", "deploy_speed.py"):
+    if script in ("onnx_fft.py", "deploy_speed.py", "rope_graph_forms.py"):
         pytest.importorskip("onnxruntime", reason="needs onnxruntime (make test installs it)")
         pytest.importorskip("onnxscript", reason="the dynamo ONNX exporter needs onnxscript")
-    if script == "deploy_speed.py":
+    if script in ("deploy_speed.py", "rope_graph_forms.py"):
         pytest.importorskip("openvino", reason="needs openvino (make venv installs the deploy targets)")
     out = tmp_path / "result.json"
     proc = subprocess.run(
@@ -106,6 +107,9 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             dft, mm = by[model, "realify onnx-dft"], by[model, "realify matmul"]
             assert dft["dft_nodes"] > 0 and mm["dft_nodes"] == 0
             assert dft["max_rel_err"] < 1e-4 and mm["max_rel_err"] < 1e-4
+    elif script == "rope_graph_forms.py":  # every form ran (each checked against numpy) and was timed
+        assert {r["form"] for r in rows} >= {"matmul_p64", "gather", "split_concat", "full_tables", "eager"}
+        assert all(r.get("ort_us", 1) > 0 and r.get("openvino_us", 1) > 0 for r in rows)
     elif script == "deploy_speed.py":
         assert {(r["model"], r["threads"]) for r in rows} == {("axial_rope_2d", 1), ("fnet", 1)}
         for r in rows:  # both runtimes run the lowered model and agree with eager; no timing is asserted
