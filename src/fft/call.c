@@ -319,7 +319,7 @@ rf_cx rf_fft_call_run(rf_fft_ctx *f, const rf_fft_call *c, rf_cx x, const rf_fft
     case RF_FFT_C2R: {
         /* graph targets: the scale rides in a table of a stage that takes it (fft/graph_real.c's inverse, the
          * direct stages), which then clears fold_scale; what is left is scaled here */
-        int fold = !inputs && (rf_options(f->L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO));
+        int fold = !inputs && rf_graph_runtime(f->L);
         if (fold) f->fold_scale = scale;
         rf_value *out = inputs ? rf_fft_c2r_sparse(f, x, c->dims, c->shape, c->nd, c->lds, inputs)
                                : rf_fft_c2r_dims(f, x, c->dims, c->nd, c->lds);

@@ -37,7 +37,7 @@ static int64_t split_of(int64_t n) {
 }
 
 static int applies(rf_fft_ctx *f, const rf_value *x, int lead, int64_t n) {
-    if (!(rf_options(f->L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || n % 2 || !x || x->rank < lead)
+    if (!rf_graph_runtime(f->L) || n % 2 || !x || x->rank < lead)
         return 0;
     for (int i = 0; i < lead; i++)
         if (x->dims[i].sym) return 0;

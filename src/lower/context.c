@@ -7,6 +7,8 @@
 #include "lower/lower_internal.h"
 
 const rf_lower_options *rf_options(const rf_lowering *L) { return &L->opt; }
+
+int rf_graph_runtime(const rf_lowering *L) { return (L->opt.target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) != 0; }
 rf_graph *rf_out_graph(rf_lowering *L) { return L->out; }
 
 rf_dtype rf_component_of(const rf_lowering *L, rf_dtype dt) { return rf_dtype_component(dt, L->opt.truncate_double); }

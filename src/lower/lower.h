@@ -35,6 +35,9 @@ typedef rf_status (*rf_rule_fn)(rf_lowering *L, const rf_node *n);
 
 /* Context queries */
 const rf_lower_options *rf_options(const rf_lowering *L);
+/* The receiver is a graph runtime (target onnx or openvino): ONNX Runtime and OpenVINO run each node as a pass of
+ * its own, and their ops lose some of torch's special values, so some forms differ for them. */
+int rf_graph_runtime(const rf_lowering *L);
 /* Real component dtype for a (complex or real) dtype under the options. */
 rf_dtype rf_component_of(const rf_lowering *L, rf_dtype dt);
 /* Component dtype of the node's first output. */

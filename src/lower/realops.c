@@ -66,7 +66,8 @@ rf_value *rf_b_ew(rf_lowering *L, const char *op, size_t n, const char *const *n
 
 rf_value *rf_b_scalar_tensor(rf_lowering *L, double s, rf_dtype dt) {
     /* torch.onnx writes scalar_tensor(-0.0) as a +0 constant: graph runtimes get -0 as the negation of +0 */
-    if (s == 0.0 && signbit(s) && rf_graph_runtime(L)) return rf_b_unary(L, "aten.neg.default", rf_b_scalar_tensor(L, 0.0, dt));
+    if (s == 0.0 && signbit(s) && rf_graph_runtime(L))
+        return rf_b_unary(L, "aten.neg.default", rf_b_scalar_tensor(L, 0.0, dt));
     rf_attr d = {0};
     d.kind = RF_A_DTYPE;
     d.dtype = dt;
@@ -148,12 +149,17 @@ static rf_value *abs_cmp_inf(rf_lowering *L, const char *cmp, rf_rv x) {
 }
 /* For graph runtimes, one IsInf node instead of Abs and Equal (ONNX's IsInf takes float and double only). */
 rf_value *rf_b_isinf(rf_lowering *L, rf_rv x) {
-    int graph_runtime = rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO);
-    if (graph_runtime && x.v && (x.v->dtype == RF_DT_F32 || x.v->dtype == RF_DT_F64))
+    if (rf_graph_runtime(L) && x.v && (x.v->dtype == RF_DT_F32 || x.v->dtype == RF_DT_F64))
         return pred1(L, "aten.isinf.default", x);
     return abs_cmp_inf(L, "eq", x);
 }
 rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x); }
+
+rf_value *rf_b_signbit(rf_lowering *L, rf_value *x) {
+    rf_value *lt = rf_b_cmp(L, "lt", rf_val(x), rf_num(0.0));
+    rf_value *inv = rf_b_unary(L, "aten.reciprocal.default", x);
+    return rf_b_or(L, lt, rf_b_cmp(L, "lt", rf_val(inv), rf_num(0.0)));
+}
 
 /* sqrt(x^2 + y^2) without aten.hypot, which torch.onnx, OpenVINO, ExecuTorch,
  * Core ML and Torch-TensorRT lack: m sqrt(1 + (n/m)^2) with m = max(|x|,|y|),
@@ -165,30 +171,26 @@ rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x) { return abs_cmp_inf(L, "lt", x
  * ops (531 us against 45 for 65536 floats when both branches are tensors), and the form below had three. The
  * scaled form throughout (within 2 ulp of the plain one, which the extremes cannot use), its m == 0 case by
  * dividing by m + (m == 0) instead of a where, and hypot's inf-beats-nan case by the one where. */
-static rf_rv runtime_extremum(rf_lowering *L, const char *op, rf_rv a, rf_rv b) {
-    const char *names[2] = {"self", "other"};
-    rf_rv xs[2] = {a, b};
-    return rf_val(rf_b_ew(L, op, 2, names, xs, RF_DT_COUNT));
-}
-
 static rf_rv hypot_one_where(rf_lowering *L, rf_rv ax, rf_rv ay) {
     /* Max and Min as the runtime has them (OpenVINO drops a NaN first operand); NaN comes back below as
      * ax * 0 + ay * 0, which is 0 for finite parts and NaN otherwise (the infinite case is the where's) */
-    rf_rv m = runtime_extremum(L, "aten.maximum.default", ax, ay);
-    rf_rv n = runtime_extremum(L, "aten.minimum.default", ax, ay);
+    rf_rv m = rf_b_fn2_node(L, "aten.maximum.default", ax, ay);
+    rf_rv n = rf_b_fn2_node(L, "aten.minimum.default", ax, ay);
     rf_value *zero = rf_b_cmp(L, "eq", m, rf_num(0.0));
     rf_rv denom = rf_b_add(L, m, rf_val(rf_b_cast(L, zero, rf_rv_dtype(m, RF_DT_F32))));
     rf_rv q = rf_b_div(L, n, denom);
     rf_rv r = rf_b_mul(L, m, rf_b_fn(L, "aten.sqrt.default", rf_b_add(L, rf_b_mul(L, q, q), rf_num(1.0))));
-    r = rf_b_add(L, r, rf_b_add(L, rf_b_mul(L, ax, rf_num(0.0)), rf_b_mul(L, ay, rf_num(0.0))));
-    rf_value *inf = rf_b_or(L, rf_b_cmp(L, "eq", ax, rf_num(INFINITY)), rf_b_cmp(L, "eq", ay, rf_num(INFINITY)));
+    rf_rv ax0 = rf_b_mul(L, ax, rf_num(0.0)); /* one op per statement: a fixed emitted order */
+    r = rf_b_add(L, r, rf_b_add(L, ax0, rf_b_mul(L, ay, rf_num(0.0))));
+    rf_value *ax_inf = rf_b_cmp(L, "eq", ax, rf_num(INFINITY));
+    rf_value *inf = rf_b_or(L, ax_inf, rf_b_cmp(L, "eq", ay, rf_num(INFINITY)));
     return rf_b_where(L, inf, rf_num(INFINITY), r);
 }
 
 rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y) {
     if (!x.v && !y.v) return rf_num(hypot(x.s, y.s));
     rf_rv ax = rf_b_abs(L, x), ay = rf_b_abs(L, y);
-    if (x.v && y.v && (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO))) return hypot_one_where(L, ax, ay);
+    if (x.v && y.v && rf_graph_runtime(L)) return hypot_one_where(L, ax, ay);
     rf_rv m = rf_b_fn2(L, "aten.maximum.default", ax, ay);
     rf_rv n = rf_b_fn2(L, "aten.minimum.default", ax, ay);
     rf_rv q = rf_b_div(L, n, m);
@@ -212,9 +214,7 @@ rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y) {
  * A NaN y counts as positive whatever its sign bit. */
 rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y) {
     if (!y.v) return x.v ? (signbit(y.s) ? rf_b_neg(L, rf_b_abs(L, x)) : rf_b_abs(L, x)) : rf_num(copysign(x.s, y.s));
-    rf_value *lt = rf_b_cmp(L, "lt", y, rf_num(0.0));
-    rf_value *inv = rf_b_unary(L, "aten.reciprocal.default", y.v);
-    rf_value *neg = rf_b_or(L, lt, rf_b_cmp(L, "lt", rf_val(inv), rf_num(0.0)));
+    rf_value *neg = rf_b_signbit(L, y.v);
     rf_rv ax = x.v ? rf_b_abs(L, x) : rf_val(rf_b_scalar_tensor(L, fabs(x.s), y.v->dtype));
     /* two scalars would make where pick float32: both are y's dtype */
     rf_rv minus = x.v ? rf_b_neg(L, ax) : rf_val(rf_b_scalar_tensor(L, -fabs(x.s), y.v->dtype));
@@ -233,6 +233,10 @@ rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
         if (strcmp(op, "aten.maximum.default") == 0 || strcmp(op, "aten.minimum.default") == 0)
             return rf_b_nan_sticky_extremum(L, op, x, y);
     }
+    return rf_b_fn2_node(L, op, x, y);
+}
+
+rf_rv rf_b_fn2_node(rf_lowering *L, const char *op, rf_rv x, rf_rv y) {
     rf_dtype dt = x.v ? x.v->dtype : y.v ? y.v->dtype : RF_DT_F64;
     const char *names[2] = {"self", "other"};
     rf_rv xs[2] = {rf_val(rf_b_tensor_of(L, x, dt)), rf_val(rf_b_tensor_of(L, y, dt))};

@@ -27,8 +27,12 @@ rf_value *rf_b_not(rf_lowering *L, rf_value *a);
 rf_value *rf_b_isnan(rf_lowering *L, rf_rv x);
 rf_value *rf_b_isinf(rf_lowering *L, rf_rv x);
 rf_value *rf_b_isfinite(rf_lowering *L, rf_rv x);
+/* x's sign bit as a bool tensor: x < 0, or x is -0 (1/-0 is -inf); NaN counts as positive. */
+rf_value *rf_b_signbit(rf_lowering *L, rf_value *x);
 /* Binary real functions of two operands (atan2, copysign, maximum, ...). */
 rf_rv rf_b_fn2(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
+/* The node of `op` itself, without rf_b_fn2's portable or graph-runtime forms. */
+rf_rv rf_b_fn2_node(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
 /* A unary real function; scalars fold only for ops listed in realops.c. */
 rf_rv rf_b_fn(rf_lowering *L, const char *op, rf_rv x);
 rf_rv rf_b_abs(rf_lowering *L, rf_rv x);
@@ -40,7 +44,6 @@ rf_rv rf_b_hypot(rf_lowering *L, rf_rv x, rf_rv y);
 rf_rv rf_b_copysign(rf_lowering *L, rf_rv x, rf_rv y);
 
 /* graph_math.c: forms for graph runtimes (targets onnx and openvino), where ONNX's own lose special values. */
-int rf_graph_runtime(const rf_lowering *L);
 /* maximum/minimum (`op`), NaN where either operand is NaN whatever the runtime's Max does with one. */
 rf_rv rf_b_nan_sticky_extremum(rf_lowering *L, const char *op, rf_rv x, rf_rv y);
 /* atan2(y, x) with torch's values at signed zeros, infinities and NaN, from Atan on [0, 1]. */

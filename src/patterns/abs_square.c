@@ -39,7 +39,8 @@ int rf_pattern_abs_square(rf_lowering *L, const rf_node *n) {
     rf_rv power = re2;
     if (!z.im_zero) {
         rf_rv sum = rf_b_add(L, re2, rf_b_mul(L, z.im, z.im));
-        rf_value *inf = rf_b_or(L, rf_b_isinf(L, z.re), rf_b_isinf(L, z.im));
+        rf_value *re_inf = rf_b_isinf(L, z.re); /* one op per statement: a fixed emitted order */
+        rf_value *inf = rf_b_or(L, re_inf, rf_b_isinf(L, z.im));
         power = rf_b_where(L, inf, rf_num(INFINITY), sum);
     }
     rf_value *out = rf_b_materialize(L, power, z.re.v);

@@ -20,10 +20,6 @@
 static const char *const irfft_ops[] = {"aten.fft_irfft.default", "aten.fft_irfft2.default",
                                         "aten.fft_irfftn.default", NULL};
 
-static int graph_target(const rf_lowering *L) {
-    return (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) != 0;
-}
-
 /* n (a C2R call c) read only through a slice [0, *keep) of its last dim with *keep < lds: that slice, else
  * NULL. */
 static const rf_node *crop_reader(rf_lowering *L, const rf_node *n, const rf_fft_call *c, int64_t *keep) {
@@ -109,7 +105,7 @@ static int publish(rf_fft_ctx *f, const rf_node *n, const rf_node *crop, int64_t
 
 /* n's C2R call when n is an irfft these patterns may take (graph target, DFT matmuls). */
 static int probe(rf_lowering *L, const rf_node *n, rf_fft_call *c) {
-    if (!graph_target(L) || !rf_str_in(n->op, irfft_ops) || n->nouts != 1) return 0;
+    if (!rf_graph_runtime(L) || !rf_str_in(n->op, irfft_ops) || n->nouts != 1) return 0;
     if (rf_fft_call_read(L, n, 1, c) != RF_OK || c->form != RF_FFT_C2R) return 0;
     rf_fft_ctx f = {.L = L, .dt = c->dt};
     return !rf_fft_native(&f);

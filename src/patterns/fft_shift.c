@@ -61,7 +61,7 @@ static int contains(const int64_t *dims, size_t nd, int64_t d) {
 }
 
 int rf_pattern_fft_shift(rf_lowering *L, const rf_node *n) {
-    if (!(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) || n->nouts != 1) return 0;
+    if (!rf_graph_runtime(L) || n->nouts != 1) return 0;
     const rf_attr *self = rf_node_arg(n, "self");
     if (!rf_attr_is_tensor(self) || !rf_dtype_is_complex(self->value->dtype)) return 0;
     const rf_value *x = self->value;

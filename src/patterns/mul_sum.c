@@ -63,7 +63,7 @@ static int embedding_columns(rf_lowering *L, rf_cx w, int rank, rf_value **col_r
 }
 
 int rf_pattern_mul_sum(rf_lowering *L, const rf_node *n) {
-    if (!(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO))) return 0;
+    if (!rf_graph_runtime(L)) return 0;
     if (strcmp(n->op, "aten.mul.Tensor") || n->nouts != 1 || !rf_dtype_is_complex(n->outs[0]->dtype)) return 0;
     const rf_attr *a = rf_node_arg(n, "self"), *b = rf_node_arg(n, "other");
     if (!rf_attr_is_tensor(a) || !rf_attr_is_tensor(b) || a->value == b->value) return 0;

@@ -118,8 +118,7 @@ static int match(rf_lowering *L, const rf_node *n, table_test is_table, rope_mat
 }
 
 int rf_pattern_rope_graph(rf_lowering *L, const rf_node *n) {
-    const unsigned graph_targets = RF_TARGET_ONNX | RF_TARGET_OPENVINO;
-    if (!(rf_options(L)->target & graph_targets)) return 0; /* rope.op comes first in the table */
+    if (!rf_graph_runtime(L)) return 0; /* rope.op comes first in the table */
     rope_match m;
     return match(L, n, is_shared_table, &m) && rotary_graph(L, n, m.pairs, m.table);
 }

@@ -136,7 +136,7 @@ static int64_t gcd64(int64_t a, int64_t b) {
 static rf_value *frame_blocks(rf_lowering *L, rf_value *v, const frame_args *fa, int64_t count) {
     int64_t g = gcd64(fa->n_fft, fa->hop), q = fa->n_fft / g, h = fa->hop / g;
     enum { MIN_BLOCK = 16, MAX_SLICES = 16 };
-    if (g < MIN_BLOCK || q > MAX_SLICES || !(rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)))
+    if (g < MIN_BLOCK || q > MAX_SLICES || !rf_graph_runtime(L))
         return NULL;
     int64_t need = (count - 1) * fa->hop + fa->n_fft, nb = need / g;
     rf_value *x = v->dims[1].size > need ? rf_b_slice(L, v, 1, 0, need) : v;

@@ -41,10 +41,6 @@ static rf_value *block_embedding(rf_lowering *L, rf_value *re, rf_value *im) {
     return (top && bottom) ? rf_b_cat(L, 2, rows, -2) : NULL;
 }
 
-static int graph_target(const rf_lowering *L) {
-    return (rf_options(L)->target & (RF_TARGET_ONNX | RF_TARGET_OPENVINO)) != 0;
-}
-
 /* `op` (mm, bmm or matmul) on real operands, with its argument names. */
 static rf_value *real_product(rf_lowering *L, const rf_packed_op *op, rf_value *a, rf_value *b) {
     if (!a || !b) return NULL;
@@ -68,7 +64,7 @@ rf_value *rf_packed_matrix_product(rf_lowering *L, const rf_node *n, const char 
         return NULL;
     rf_dtype w = rf_work_dtype(L, n);
     int a_complex = rf_is_complex_arg(n, a_arg) && !rf_cx_known_real(L, aa->value);
-    if (a_complex && graph_target(L) && !rf_holds_packed(L, aa->value)) {
+    if (a_complex && rf_graph_runtime(L) && !rf_holds_packed(L, aa->value)) {
         rf_cx a = rf_cx_of(L, aa->value, w), b = rf_cx_of(L, ba->value, w);
         if (rf_status_of(L) != RF_OK) return NULL;
         if (a.re.v && a.im.v && b.re.v && b.im.v && a.re.v->dtype == w && a.im.v->dtype == w) {
