@@ -10,6 +10,29 @@ import realify
 import torch
 from realify_examples import zoo
 
+
+def run_openvino(model: object, args: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
+    """An OpenVINO model (from convert_model or read_model) compiled for CPU with an f32 precision hint, run on
+    torch tensors (bfloat16 handed over as raw bits, numpy having none); its outputs as torch tensors."""
+    import numpy as np
+    import openvino as ov
+
+    def to_ov(a: torch.Tensor) -> object:
+        if a.dtype == torch.bfloat16:
+            return ov.Tensor(a.contiguous().view(torch.int16).numpy(), list(a.shape), ov.Type.bf16)
+        return ov.Tensor(a.contiguous().numpy())
+
+    def from_ov(t: object) -> torch.Tensor:
+        if t.element_type == ov.Type.bf16:
+            return torch.from_numpy(np.array(t.data).view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(np.array(t.data))
+
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    request.infer([to_ov(a) for a in args])
+    return [from_ov(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
+
+
 # ONNX operators that TensorRT 10's ONNX parser accepts (onnx/onnx-tensorrt docs/operators.md, rows marked Y;
 # opsets 9 to 20), recorded by us.
 TENSORRT_ONNX_OPS = frozenset(

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import realify
 import torch
-from deploy_support import TENSORRT_ONNX_OPS, keeps_double, lowered, onnx_model, zoo_params
+from deploy_support import TENSORRT_ONNX_OPS, keeps_double, lowered, onnx_model, run_openvino, zoo_params
 from realify_examples import zoo
 
 onnx = pytest.importorskip("onnx", reason="needs the onnx package (make test installs it)")
@@ -139,15 +139,6 @@ def _special_params() -> list:
     return params
 
 
-def _run_openvino(model: onnx.ModelProto, args: tuple) -> list[np.ndarray]:
-    ov = pytest.importorskip("openvino", reason="needs openvino (make test installs it)")
-    core = ov.Core()
-    settings = {"INFERENCE_PRECISION_HINT": "f32"}
-    compiled = core.compile_model(core.read_model(model.SerializeToString()), "CPU", settings)
-    out = compiled([a.detach().numpy() for a in args])
-    return [out[compiled.output(i)] for i in range(len(compiled.outputs))]
-
-
 @pytest.mark.parametrize("runtime, name", _special_params())
 def test_special_values_survive_the_runtime(runtime: str, name: str) -> None:
     """The graph-target forms (atan2 from Atan on [0, 1], NaN-sticky Max and Min, hypot with one Where, copysign
@@ -159,8 +150,12 @@ def test_special_values_survive_the_runtime(runtime: str, name: str) -> None:
     args = (torch.view_as_real(z),)
     with contextlib.redirect_stdout(io.StringIO()):
         proto = torch.onnx.export(ep, args, dynamo=True, verbose=False).model_proto
-    outs = run_ort(proto, args) if runtime == "onnxruntime" else _run_openvino(proto, args)
-    got, want = torch.from_numpy(outs[0]), model(z)
+    if runtime == "onnxruntime":
+        got = torch.from_numpy(run_ort(proto, args)[0])
+    else:
+        ov = pytest.importorskip("openvino", reason="needs openvino (make test installs it)")
+        got = run_openvino(ov.Core().read_model(proto.SerializeToString()), args)[0]
+    want = model(z)
     assert torch.equal(got.isnan(), want.isnan()), f"{name}: nan where eager has none, or none where it has"
     assert torch.equal(got.isinf(), want.isinf()), f"{name}: inf where eager has none, or none where it has"
     assert torch.equal(got[got.isinf()], want[want.isinf()]), f"{name}: an infinity of the other sign"

@@ -3,32 +3,12 @@ an f32 precision hint, compared with eager."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
-from deploy_support import lowered, onnx_model, zoo_params
+from deploy_support import lowered, onnx_model, run_openvino, zoo_params
 from realify_examples import zoo
 
 ov = pytest.importorskip("openvino", reason="needs openvino (make test installs it)")
-
-
-def to_ov(a: torch.Tensor) -> object:
-    if a.dtype == torch.bfloat16:  # numpy has no bfloat16: hand OpenVINO the raw bits
-        return ov.Tensor(a.contiguous().view(torch.int16).numpy(), list(a.shape), ov.Type.bf16)
-    return ov.Tensor(a.contiguous().numpy())
-
-
-def from_ov(t: object) -> torch.Tensor:
-    if t.element_type == ov.Type.bf16:
-        return torch.from_numpy(np.array(t.data).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(np.array(t.data))
-
-
-def run_openvino(model: object, args: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
-    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    request = compiled.create_infer_request()
-    request.infer([to_ov(a) for a in args])
-    return [from_ov(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
 
 
 def check(name: str, outs: list[torch.Tensor], what: str) -> None:
