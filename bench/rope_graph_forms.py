@@ -17,23 +17,22 @@ Each median is microseconds per call; every form is checked against numpy.
 from __future__ import annotations
 
 import argparse
-import json
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _util import time_ms, write_json  # noqa: E402
 
-def _median_us(fn: Callable[[], object], iters: int) -> float:
-    for _ in range(10):
-        fn()
-    samples = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return float(np.median(samples) * 1e6)
+CPU = torch.device("cpu")
+
+
+def _median_us(fn: Callable[[], Any], iters: int) -> float:
+    return time_ms(fn, CPU, warmup=10, iters=iters) * 1e3
 
 
 def main() -> None:
@@ -138,10 +137,7 @@ def main() -> None:
     t_eager = _median_us(eager, a.iters)
     print(f"| eager complex multiply | {t_eager:.1f} | |")
     rows.append({"form": "eager", "eager_us": t_eager})
-    if a.json:
-        shape = [1, a.seq, a.heads, a.head_dim]
-        with open(a.json, "w") as f:
-            json.dump({"shape": shape, "results": rows}, f, indent=1)
+    write_json(a.json, {"shape": [1, a.seq, a.heads, a.head_dim], "results": rows})
 
 
 if __name__ == "__main__":
