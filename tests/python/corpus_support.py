@@ -2,9 +2,11 @@
 
 - export: torch.export + realify.lower, no complex dtype left, outputs equal eager's
 - compile: torch.compile(backend="realify") with Inductor, fullgraph=True, under no_grad, equal to eager
-- train: one training step through the same backend; every gradient equal to eager's (its CPU kernels compile
-  without SIMD: the backward graphs' C++ compiles are most of the suite's time, and the compile column already
-  runs the SIMD kernels of the same forward code)
+- train: one training step through the same backend; every gradient equal to eager's. Inductor's compile of the
+  forward and backward graphs is most of the suite's time, so `make test` trains over Inductor only the cases
+  marked `train_inductor` (one or two per family; their CPU kernels compile without SIMD, which the compile
+  column already runs) and the rest over the backend's eager inner compiler: the same lowering of the same
+  aot_autograd graphs, run by PyTorch. `make corpus-table` sets REALIFY_CORPUS_TRAIN_INNER=inductor for all.
 - onnx: realify.export_onnx, run in ONNX Runtime through realify.load, equal to eager
 
 A column the upstream package cannot take without realify (torch.export or dynamo fails on the model itself) is a
@@ -29,6 +31,7 @@ from harness import assert_real_only, compare, lowered_args
 from torch.utils import _pytree as pytree
 
 COLUMNS = ("export", "compile", "train", "onnx")
+TRAIN_INNER_ENV = "REALIFY_CORPUS_TRAIN_INNER"  # "inductor": every training step over Inductor
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,12 @@ class Case:
     skip_onnx: str = ""  # a reason ONNX cannot take the model that is neither realify's nor torch.export's
     # realify's own open failures, by column: shown as such in the table (never as upstream), strict like xfails
     realify_gaps: dict[str, str] = field(default_factory=dict)
+    train_inductor: bool = False  # train over Inductor in `make test` too (TRAIN_INNER_ENV: every case)
+
+    def train_inner(self) -> str:
+        """The inner compiler of the realify backend for this case's training step."""
+        every = os.environ.get(TRAIN_INNER_ENV, "") == "inductor"
+        return "inductor" if every or self.train_inductor else "eager"
 
     def upstream_failure(self, column: str) -> Upstream | None:
         """The upstream failure that decides this column: a dynamo failure decides training as well."""
@@ -147,7 +156,7 @@ def check_train(case: Case, model: torch.nn.Module, args: tuple[Any, ...]) -> No
     seen = Lowerings()
     torch._dynamo.reset()
     compiled = torch.compile(compiled_model, backend="realify", fullgraph=True,
-                             options={"backend": "inductor", "on_lowered": seen})
+                             options={"backend": case.train_inner(), "on_lowered": seen})
     with torch._inductor.config.patch({"cpp.vec_isa_ok": False}):  # a third less C++ compile time
         _loss(_outputs(compiled(*compiled_args))).backward()
     got = _gradients(compiled_model, compiled_args, names)

@@ -43,6 +43,12 @@ def _partials(d: Path) -> list[str]:
     return [f for f in os.listdir(d) if f.endswith(".partial")]
 
 
+def _default_sigint() -> None:
+    """A child inherits an ignored SIGINT (pytest started in the background of a script), and Python then keeps
+    it ignored: the CLI would honour that and never see the signal this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_signal_mid_write_keeps_the_old_file_and_exits_130(work: Path) -> None:
     env = dict(os.environ, PYTHONPATH=PYTHONPATH, OMP_NUM_THREADS="1", **{SLOW_WRITE_ENV: "120"})
     procs: dict[signal.Signals, tuple[subprocess.Popen[str], Path, bytes]] = {}
@@ -52,7 +58,8 @@ def test_signal_mid_write_keeps_the_old_file_and_exits_130(work: Path) -> None:
         out = sub / "out.pt2"
         out.write_bytes(b"the previous artifact " * 100)
         p = subprocess.Popen([sys.executable, "-m", "realify", "lower", str(work / "in.pt2"), "-o", str(out),
-                              "--force", "-q"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              "--force", "-q"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_default_sigint)
         procs[sig] = (p, out, out.read_bytes())
     for sig, (p, out, before) in procs.items():
         deadline = time.monotonic() + 300

@@ -89,7 +89,7 @@ def _cpt_mlp() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
 
 
 CASES = [
-    Case("complextorch/MLP (Linear, modReLU, CVCardiod)", "complextorch", _ct_mlp),
+    Case("complextorch/MLP (Linear, modReLU, CVCardiod)", "complextorch", _ct_mlp, train_inductor=True),
     Case("complextorch/Conv1d, BatchNorm1d, CReLU", "complextorch", _ct_conv1d),
     Case("complextorch/Conv2d, BatchNorm2d, MagMaxPool2d, LayerNorm", "complextorch", _ct_conv2d),
     Case("complextorch/MultiheadAttention, LayerNorm", "complextorch", _ct_attention),

@@ -233,7 +233,7 @@ CASES = [
     Case("diffusers/LuminaNextDiT2DModel", "diffusers", _lumina_next),
     Case("diffusers/Lumina2Transformer2DModel", "diffusers", _lumina2,
          upstream=(Upstream("export", _LUMINA2), Upstream("compile", _LUMINA2))),
-    Case("diffusers/Lumina2TransformerBlock", "diffusers", _lumina2_block),
+    Case("diffusers/Lumina2TransformerBlock", "diffusers", _lumina2_block, train_inductor=True),
     Case("diffusers/ZImageTransformer2DModel", "diffusers", _z_image),
     Case("diffusers/QwenImage21Transformer2DModel", "diffusers", _qwen_image21,
          upstream=(Upstream("export", "data-dependent repeat_interleave and .tolist() build the joint sequence"),

@@ -43,7 +43,7 @@ def _combine() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
 
 
 CASES = [
-    Case("fastmri/fft2c data consistency", "fastmri", _round_trip),
+    Case("fastmri/fft2c data consistency", "fastmri", _round_trip, train_inductor=True),
     Case("fastmri/coil combine (ifft2c, conj)", "fastmri", _combine),
 ]
 

@@ -91,7 +91,7 @@ CASES = [
     Case("neuralop/FNO 3->2 channels", "neuralop", _fno_channels),
     Case("neuralop/FNO complex data", "neuralop", _fno_complex),
     Case("neuralop/TFNO (Tucker weights)", "neuralop", _tfno),
-    Case("neuralop/SpectralConv", "neuralop", _spectral_conv),
+    Case("neuralop/SpectralConv", "neuralop", _spectral_conv, train_inductor=True),
     Case("neuralop/UNO", "neuralop", _uno),
 ]
 

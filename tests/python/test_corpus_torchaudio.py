@@ -85,7 +85,7 @@ CASES = [
     Case("torchaudio/GriffinLim (1 iteration)", "torchaudio", _griffin_lim),
     Case("torchaudio/TimeStretch (phase vocoder)", "torchaudio", _time_stretch),
     Case("torchaudio/SpectralCentroid", "torchaudio", _centroid, upstream=(SPEC_NORMS,)),
-    Case("torchaudio/FFTConvolve", "torchaudio", _fft_convolve),
+    Case("torchaudio/FFTConvolve", "torchaudio", _fft_convolve, train_inductor=True),
 ]
 
 

@@ -14,7 +14,7 @@ def _llama3() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
 
 
 # the package to import: torchtitan.models imports triton (its MoE kernels), so without triton the cells skip
-CASES = [Case("torchtitan/Llama 3 (SDPA, ComplexRoPE)", "torchtitan.models.llama3", _llama3)]
+CASES = [Case("torchtitan/Llama 3 (SDPA, ComplexRoPE)", "torchtitan.models.llama3", _llama3, train_inductor=True)]
 
 
 @parametrize(CASES)

@@ -107,7 +107,7 @@ def _autoformer() -> Built:
 CASES = [
     Case("transformers/Llama4TextModel", "transformers", _llama4_text),
     Case("transformers/Llama4VisionModel", "transformers", _llama4_vision),
-    Case("transformers/FNetModel (fftn)", "transformers", _fnet_fftn),
+    Case("transformers/FNetModel (fftn)", "transformers", _fnet_fftn, train_inductor=True),
     Case("transformers/FNetModel (TPU DFT einsum)", "transformers", _fnet_dft_matmul),
     Case("transformers/FNetModel (TPU fft per axis)", "transformers", _fnet_fft_loop),
     Case("transformers/DeepseekV2Model", "transformers", _deepseek_v2),
