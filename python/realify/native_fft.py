@@ -1,8 +1,9 @@
 """The real-layout FFT operators that the C core emits under fft="native" and fft="onnx-dft".
 
 Each takes and returns real tensors in `torch.view_as_real` layout, so the graph that holds them has no complex
-dtype, while the kernel calls the platform FFT (cuFFT on CUDA, pocketfft on the CPU). Transforms are
-unnormalised; the lowered graph scales afterwards. Fake kernels give shapes only, so export, dynamo and Inductor
+dtype, while the kernel calls the platform FFT (cuFFT on CUDA, pocketfft on the CPU). `normalization` is
+aten's (0 none, 1 by 1/sqrt(n), 2 by 1/n): the C core passes the scale of a whole transform so, where it is one of
+those, and scales afterwards otherwise. Fake kernels give shapes only, so export, dynamo and Inductor
 treat the operators as opaque kernels. realify.dft (fft="onnx-dft") is ONNX DFT's forward transform, one axis per
 call; the ONNX export turns each call into one DFT node (realify.onnx_export).
 """
@@ -31,11 +32,11 @@ def _as_real(z: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return torch.view_as_real(z).to(dtype).contiguous()
 
 
-def _fft_c2c(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
-    return _as_real(torch._fft_c2c(_as_complex(x), dim, 0, forward), x.dtype)
+def _fft_c2c(x: torch.Tensor, dim: list[int], forward: bool, normalization: int = 0) -> torch.Tensor:
+    return _as_real(torch._fft_c2c(_as_complex(x), dim, normalization, forward), x.dtype)
 
 
-def _fft_c2c_fake(x: torch.Tensor, dim: list[int], forward: bool) -> torch.Tensor:
+def _fft_c2c_fake(x: torch.Tensor, dim: list[int], forward: bool, normalization: int = 0) -> torch.Tensor:
     return x.new_empty(x.shape)
 
 
@@ -46,19 +47,19 @@ def _r2c_shape(x: torch.Tensor, dim: list[int], onesided: bool) -> list[int | to
     return [*shape, 2]
 
 
-def _fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
-    return _as_real(torch._fft_r2c(_no_half(x).contiguous(), dim, 0, onesided), x.dtype)
+def _fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool, normalization: int = 0) -> torch.Tensor:
+    return _as_real(torch._fft_r2c(_no_half(x).contiguous(), dim, normalization, onesided), x.dtype)
 
 
-def _fft_r2c_fake(x: torch.Tensor, dim: list[int], onesided: bool) -> torch.Tensor:
+def _fft_r2c_fake(x: torch.Tensor, dim: list[int], onesided: bool, normalization: int = 0) -> torch.Tensor:
     return x.new_empty(_r2c_shape(x, dim, onesided))
 
 
-def _fft_c2r(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
-    return torch._fft_c2r(_as_complex(x), dim, 0, last_dim_size).to(x.dtype).contiguous()
+def _fft_c2r(x: torch.Tensor, dim: list[int], last_dim_size: int, normalization: int = 0) -> torch.Tensor:
+    return torch._fft_c2r(_as_complex(x), dim, normalization, last_dim_size).to(x.dtype).contiguous()
 
 
-def _fft_c2r_fake(x: torch.Tensor, dim: list[int], last_dim_size: int) -> torch.Tensor:
+def _fft_c2r_fake(x: torch.Tensor, dim: list[int], last_dim_size: int, normalization: int = 0) -> torch.Tensor:
     shape = list(x.shape[:-1])
     shape[dim[-1]] = last_dim_size
     return x.new_empty(shape)
@@ -89,9 +90,11 @@ def _dft_fake(x: torch.Tensor, axis: int, onesided: bool) -> torch.Tensor:
 # kernel goes straight below autograd unless a gradient is wanted; then it runs the same aten calls under
 # autograd, which records their derivatives.
 _SCHEMAS = {
-    "fft_c2c": ("fft_c2c(Tensor x, int[] dim, bool forward) -> Tensor", _fft_c2c, _fft_c2c_fake),
-    "fft_r2c": ("fft_r2c(Tensor x, int[] dim, bool onesided) -> Tensor", _fft_r2c, _fft_r2c_fake),
-    "fft_c2r": ("fft_c2r(Tensor x, int[] dim, SymInt last_dim_size) -> Tensor", _fft_c2r, _fft_c2r_fake),
+    "fft_c2c": ("fft_c2c(Tensor x, int[] dim, bool forward, int normalization=0) -> Tensor", _fft_c2c, _fft_c2c_fake),
+    "fft_r2c": ("fft_r2c(Tensor x, int[] dim, bool onesided, int normalization=0) -> Tensor", _fft_r2c,
+                _fft_r2c_fake),
+    "fft_c2r": ("fft_c2r(Tensor x, int[] dim, SymInt last_dim_size, int normalization=0) -> Tensor", _fft_c2r,
+                _fft_c2r_fake),
     "dft": ("dft(Tensor x, int axis, bool onesided) -> Tensor", _dft, _dft_fake),
 }
 _LIB = torch.library.Library("realify", "FRAGMENT")

@@ -306,20 +306,25 @@ rf_cx rf_fft_call_run(rf_fft_ctx *f, const rf_fft_call *c, rf_cx x, const rf_fft
                       const rf_fft_keep *inputs, double scale) {
     rf_cx y = rf_cx_values(NULL, NULL);
     if (!x.re.v) return y;
+    /* native whole transforms: the platform's 1/n or 1/sqrt(n) rides in the call (fft/native.c) */
+    int native_fold = !inputs && !outputs && rf_options(f->L)->fft == RF_FFT_NATIVE && c->form != RF_FFT_C2R;
+    if (native_fold) f->fold_scale = scale;
     switch (c->form) {
     case RF_FFT_R2C:
         y = outputs ? rf_fft_r2c_pruned(f, x.re.v, c->dims, c->nd, c->onesided, outputs)
                     : rf_fft_r2c_dims(f, x.re.v, c->dims, c->nd, c->onesided);
+        if (native_fold) scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0, f->fold_scale = 0.0;
         return rf_cx_scale(f->L, y, rf_num(scale));
     case RF_FFT_C2C:
         y = inputs    ? rf_fft_c2c_sparse(f, x, c->dims, c->shape, c->nd, c->sign, inputs)
             : outputs ? rf_fft_c2c_pruned(f, x, c->dims, c->nd, c->sign, outputs)
                       : rf_fft_c2c_dims(f, x, c->dims, c->nd, c->sign);
+        if (native_fold) scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0, f->fold_scale = 0.0;
         return rf_cx_scale(f->L, y, rf_num(scale));
     case RF_FFT_C2R: {
         /* graph targets: the scale rides in a table of a stage that takes it (fft/graph_real.c's inverse, the
          * direct stages), which then clears fold_scale; what is left is scaled here */
-        int fold = !inputs && rf_graph_runtime(f->L);
+        int fold = !inputs && (rf_graph_runtime(f->L) || rf_options(f->L)->fft == RF_FFT_NATIVE);
         if (fold) f->fold_scale = scale;
         rf_value *out = inputs ? rf_fft_c2r_sparse(f, x, c->dims, c->shape, c->nd, c->lds, inputs)
                                : rf_fft_c2r_dims(f, x, c->dims, c->nd, c->lds);

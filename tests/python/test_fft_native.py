@@ -193,3 +193,57 @@ def test_lowered_module_compiled_by_inductor_calls_the_platform_fft() -> None:
     torch.testing.assert_close(out, f(x), rtol=1e-6, atol=1e-6)
     text = "\n".join(code)
     assert "aten._fft_r2c" in text and "aten._fft_c2r" in text, text
+
+
+NORMALIZED: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor], bool]] = {
+    "irfft": (lambda x: torch.fft.irfft(torch.fft.rfft(x), n=12), False),
+    "ifft_ortho": (lambda z: torch.fft.ifft(z, norm="ortho"), True),
+    "rfft_forward": (lambda x: torch.fft.rfft(x, norm="forward"), False),
+    "fft2_ortho": (lambda z: torch.fft.fft2(z, norm="ortho"), True),
+    "irfft2": (lambda z: torch.fft.irfft2(z, s=(6, 10)), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMALIZED))
+def test_normalization_rides_in_the_call(name: str) -> None:
+    """A whole transform's 1/n or 1/sqrt(n) is the operator's `normalization` (aten's), not a multiply after it:
+    one kernel less under Inductor, and the platform applies it as eager does, so the result is eager's bit for
+    bit."""
+    fn, complex_input = NORMALIZED[name]
+    x = torch.randn(3, 6, 12, dtype=torch.complex64 if complex_input else torch.float32)
+    low = realify.lower(make_fx(fn)(x), fft="native")
+    calls = [n for n in low.graph.nodes if str(n.target).startswith("realify.fft_")]
+    modes = []
+    for n in calls:
+        names = [a.name for a in n.target._schema.arguments]
+        modes.append({**dict(zip(names, n.args, strict=False)), **n.kwargs}.get("normalization", 0))
+    assert any(m in (1, 2) for m in modes), modes
+    assert not [n for n in low.graph.nodes if n.target == torch.ops.aten.mul.Tensor], low.code
+    out = low(*_real_args((x,)))
+    ref = fn(x)
+    assert torch.equal(torch.view_as_complex(out) if ref.is_complex() else out, ref)
+
+
+def test_normalized_operators_pass_opcheck() -> None:
+    torch.library.opcheck(native_fft.fft_c2r, (torch.randn(3, 6, 2), [1], 10, 2))
+    torch.library.opcheck(native_fft.fft_c2c, (torch.randn(3, 6, 2), [1], False, 1))
+    torch.library.opcheck(native_fft.fft_r2c, (torch.randn(3, 10), [1], True, 2))
+
+
+def test_inductor_passes_the_normalization_to_the_platform_fft() -> None:
+    """Under Inductor, irfft's 1/n is the extern call's normalization argument: no scaling kernel after it."""
+    from torch._inductor.utils import run_and_get_code
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.irfft(torch.fft.rfft(x) * 2, n=16)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(f, backend="realify", options={"backend": "inductor", "fft": "native"})
+    x = torch.randn(3, 16)
+    with torch._inductor.config.patch(force_disable_caches=True):
+        out, code = run_and_get_code(compiled, x)
+    torch.testing.assert_close(out, f(x), rtol=1e-6, atol=1e-6)
+    text = "\n".join(code)
+    assert "aten._fft_c2r.default(" in text and ", [1], 2, 16)" in text, text
+    after = text[text.index("aten._fft_c2r.default("):]
+    assert "cpp_fused" not in after.split("return")[0], after

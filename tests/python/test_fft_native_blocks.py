@@ -153,8 +153,9 @@ def test_power_of_two_scale_is_applied_to_the_spectrum_with_eagers_bits() -> Non
     assert torch.equal(got, two_corners(a, b))
 
 
-def test_other_scales_stay_after_the_transform() -> None:
-    """1/144 is not exact: scaling before and after would round differently, so it stays where torch applies it."""
+def test_other_scales_ride_in_the_call_not_before_it() -> None:
+    """1/144 is not exact: scaling the spectrum first would round differently, so it is not moved before the
+    transform. As a whole transform's 1/n it goes into the call as aten's normalization, where eager applies it."""
 
     def twelve(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         out = torch.zeros(2, 3, 12, 7, dtype=a.dtype)
@@ -166,6 +167,7 @@ def test_other_scales_stay_after_the_transform() -> None:
     low = realify.lower(make_fx(twelve)(a, b), fft="native")
     assert producer_of_transform_input(low).target != torch.ops.aten.mul.Tensor
     (fft,) = [n for n in low.graph.nodes if str(n.target).startswith("realify.fft_c2r")]
-    (user,) = fft.users
-    assert user.target == torch.ops.aten.mul.Tensor and user.args[1] == pytest.approx(1 / 144)
-    torch.testing.assert_close(low(torch.view_as_real(a), torch.view_as_real(b)), twelve(a, b), rtol=1e-5, atol=1e-6)
+    names = [a.name for a in fft.target._schema.arguments]
+    assert {**dict(zip(names, fft.args, strict=False)), **fft.kwargs}.get("normalization") == 2, (fft.args, fft.kwargs)
+    assert not [n for n in low.graph.nodes if n.target == torch.ops.aten.mul.Tensor]
+    assert torch.equal(low(torch.view_as_real(a), torch.view_as_real(b)), twelve(a, b))
