@@ -42,11 +42,9 @@ static rf_dim *shape_of(rf_lowering *L, const rf_value *x, int64_t d, int64_t si
 /* fold_scale as the aten normalization of a transform of `numel` points (0 none, 1 by 1/sqrt(n), 2 by 1/n),
  * consumed when it is one of those; otherwise it stays for the caller. */
 static int64_t take_normalization(rf_fft_ctx *f, double numel) {
-    int64_t mode = 0;
-    if (f->fold_scale == 1.0) mode = 0;
-    else if (f->fold_scale == 1.0 / numel) mode = 2;
-    else if (f->fold_scale == 1.0 / sqrt(numel)) mode = 1;
-    else return 0;
+    double s = f->fold_scale; /* 0 when none is pending */
+    int64_t mode = s == 1.0 ? 0 : s == 1.0 / numel ? 2 : s == 1.0 / sqrt(numel) ? 1 : -1;
+    if (mode < 0) return 0;
     f->fold_scale = 0.0;
     return mode;
 }
