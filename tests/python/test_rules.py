@@ -25,6 +25,22 @@ class Case:
     args: Callable[[torch.dtype], tuple[Any, ...]]
     pre_dispatch: bool = False
     tracing_mode: str = "real"  # "symbolic" for the sym_* ops
+    # where torch itself cannot trace the case (no realify involved): the reason, else None
+    upstream_failure: Callable[[], str | None] | None = None
+
+    def untraceable(self) -> str | None:
+        return self.upstream_failure() if self.upstream_failure else None
+
+
+def _left_pad_sequence_traces() -> str | None:
+    """torch 2.11's pre_dispatch trace passes pad_sequence's padding_side positionally to a binding that takes
+    at most three positional arguments (TypeError); 2.13 traces it."""
+    a = torch.randn(2, 3)
+    try:
+        make_fx(lambda x: torch.nn.utils.rnn.pad_sequence([x, x[1:]], padding_side="left"), pre_dispatch=True)(a)
+    except TypeError as e:
+        return f"upstream: torch {torch.__version__} cannot trace pad_sequence(padding_side=...) pre_dispatch: {e}"
+    return None
 
 
 def z(dt: torch.dtype, *shape: int, seed: int = 0) -> torch.Tensor:
@@ -145,7 +161,7 @@ CASES = [
          pre_dispatch=True),
     Case("pad_sequence_left", "aten.pad_sequence.default",
          lambda a, b: torch.nn.utils.rnn.pad_sequence([a[1:], b], batch_first=True, padding_side="left"), zr(3, 4),
-         pre_dispatch=True),
+         pre_dispatch=True, upstream_failure=_left_pad_sequence_traces),
     Case("split", "aten.split.Tensor", lambda x: [t * 1 for t in x.split(2, 1)], zz(3, 4)),
     Case("split_sizes", "aten.split_with_sizes.default", lambda x: x.split([1, 3], 1), zz(3, 4)),
     Case("chunk", "aten.chunk.default", lambda x: x.chunk(2, 0), zz(4, 3), pre_dispatch=True),
@@ -474,6 +490,8 @@ CASES = [
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=["c64", "c128"])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_matches_eager(case: Case, dtype: torch.dtype) -> None:
+    if (why := case.untraceable()) is not None:
+        pytest.xfail(why)
     args = case.args(dtype)
     traced, lowered = check(case.fn, args, pre_dispatch=case.pre_dispatch, tracing_mode=case.tracing_mode)
     ops = (case.op,) if isinstance(case.op, str) else case.op
