@@ -165,8 +165,32 @@ class PackedArgCheck:
             [d if isinstance(d, int) else None for d in v.shape] if isinstance(v, torch.Tensor) else None
             for v in expected
         ]
+        # per checked position: the real dtype a packed argument must have (None: a real argument, which must not
+        # be complex) and its shape when every size is static (None: symbolic, left to the full check)
+        self.quick: list[tuple[int, torch.dtype | None, tuple[int, ...] | None]] = []
+        for i, shape in enumerate(self.shapes):
+            if shape is not None:
+                b = self.packed.get(i)
+                static = tuple(shape) if all(d is not None for d in shape) else None
+                self.quick.append((i, b.real_dtype if b is not None else None, static))
+
+    def passes_quickly(self, args: Sequence[Any]) -> bool:
+        """True when every argument is exactly as expected: the common call, without building any message."""
+        n = len(args)
+        for i, dtype, shape in self.quick:
+            a = args[i] if i < n else None
+            if not isinstance(a, torch.Tensor):
+                continue
+            if dtype is None:
+                if a.is_complex():
+                    return False
+            elif shape is None or a.dtype != dtype or a.shape != shape:
+                return False
+        return True
 
     def check(self, args: Sequence[Any]) -> None:
+        if self.passes_quickly(args):
+            return
         for i, (a, shape) in enumerate(zip(args, self.shapes, strict=False)):
             if shape is None or not isinstance(a, torch.Tensor):
                 continue

@@ -134,6 +134,9 @@ def test_lowered_graph_names_the_wrong_argument() -> None:
         lowered(to_real(x).double(), w)
     with pytest.raises(realify.RealifyError, match=r"argument 1 \(b_1\) of the lowered graph is real"):
         lowered(to_real(x), x)
+    wrong_shape = r"shape \(3, 4, 2\), got a torch.float32 tensor of shape \(3, 5, 2\)"
+    with pytest.raises(realify.RealifyError, match=wrong_shape):
+        lowered(torch.randn(3, 5, 2), w)
 
 
 def test_adapter_names_the_wrong_argument() -> None:
