@@ -306,29 +306,29 @@ rf_cx rf_fft_call_run(rf_fft_ctx *f, const rf_fft_call *c, rf_cx x, const rf_fft
                       const rf_fft_keep *inputs, double scale) {
     rf_cx y = rf_cx_values(NULL, NULL);
     if (!x.re.v) return y;
-    /* native whole transforms: the platform's 1/n or 1/sqrt(n) rides in the call (fft/native.c) */
-    int native_fold = !inputs && !outputs && rf_options(f->L)->fft == RF_FFT_NATIVE && c->form != RF_FFT_C2R;
-    if (native_fold) f->fold_scale = scale;
+    /* the scale goes to the transform as fold_scale where a stage can take it, and what is left is applied here:
+     * native whole transforms take the platform's 1/n or 1/sqrt(n) in the call (fft/native.c); for graph targets
+     * a c2r's rides in a table of a stage (fft/graph_real.c's inverse, the direct stages) */
+    int native = rf_options(f->L)->fft == RF_FFT_NATIVE;
+    int whole = c->form == RF_FFT_R2C || c->form == RF_FFT_C2C; /* hfft/ihfft reach here as their stages */
+    int fold = !inputs && (c->form == RF_FFT_C2R ? native || rf_graph_runtime(f->L) : whole && native && !outputs);
+    if (fold) f->fold_scale = scale;
     switch (c->form) {
     case RF_FFT_R2C:
         y = outputs ? rf_fft_r2c_pruned(f, x.re.v, c->dims, c->nd, c->onesided, outputs)
                     : rf_fft_r2c_dims(f, x.re.v, c->dims, c->nd, c->onesided);
-        if (native_fold) scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0, f->fold_scale = 0.0;
+        if (fold) scale = rf_fft_take_scale(f);
         return rf_cx_scale(f->L, y, rf_num(scale));
     case RF_FFT_C2C:
         y = inputs    ? rf_fft_c2c_sparse(f, x, c->dims, c->shape, c->nd, c->sign, inputs)
             : outputs ? rf_fft_c2c_pruned(f, x, c->dims, c->nd, c->sign, outputs)
                       : rf_fft_c2c_dims(f, x, c->dims, c->nd, c->sign);
-        if (native_fold) scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0, f->fold_scale = 0.0;
+        if (fold) scale = rf_fft_take_scale(f);
         return rf_cx_scale(f->L, y, rf_num(scale));
     case RF_FFT_C2R: {
-        /* graph targets: the scale rides in a table of a stage that takes it (fft/graph_real.c's inverse, the
-         * direct stages), which then clears fold_scale; what is left is scaled here */
-        int fold = !inputs && (rf_graph_runtime(f->L) || rf_options(f->L)->fft == RF_FFT_NATIVE);
-        if (fold) f->fold_scale = scale;
         rf_value *out = inputs ? rf_fft_c2r_sparse(f, x, c->dims, c->shape, c->nd, c->lds, inputs)
                                : rf_fft_c2r_dims(f, x, c->dims, c->nd, c->lds);
-        if (fold) scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0, f->fold_scale = 0.0;
+        if (fold) scale = rf_fft_take_scale(f);
         return rf_cx_values(rf_b_scale(f->L, out, scale), NULL);
     }
     case RF_FFT_HFFT:

@@ -38,6 +38,13 @@ static inline rf_value *rf_fft_const(rf_fft_ctx *f, const char *hint, rf_dtype d
     return rf_b_constant(f->L, hint, dt, rank, dims, data);
 }
 
+/* The pending scale of the caller's (fold_scale), 1.0 when none, taken: a stage that applies it calls this. */
+static inline double rf_fft_take_scale(rf_fft_ctx *f) {
+    double s = f->fold_scale != 0.0 ? f->fold_scale : 1.0;
+    f->fold_scale = 0.0;
+    return s;
+}
+
 /* x * k for a constant k; NULL when either is missing (the build has failed). */
 static inline rf_value *rf_fft_mul_const(rf_lowering *L, rf_value *x, rf_value *k) {
     return (x && k) ? rf_b_mul(L, rf_val(x), rf_val(k)).v : NULL;

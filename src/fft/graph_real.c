@@ -162,9 +162,8 @@ static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n) {
     int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, rows = p;
     /* only the first keep_last outputs read (Hyena's crop to L): the rows j1 that hold them */
     if (f->keep_last > 0 && f->keep_last < n) rows = (f->keep_last + q - 1) / q;
-    double scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0;
+    double scale = rf_fft_take_scale(f);
     f->keep_last = 0;
-    f->fold_scale = 0.0;
     double *w = rf_fft_dalloc(f, (size_t)(p * 2 * qk * 2 * q));
     double *s = rf_fft_dalloc(f, (size_t)(rows * 2 * p));
     if (!w || !s) {

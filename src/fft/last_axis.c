@@ -13,8 +13,7 @@
 static rf_fft_blk direct(rf_fft_ctx *f, rf_fft_blk x, int64_t p, int sign) {
     rf_lowering *L = f->L;
     /* a pending scale of the caller's (fold_scale, context.h) rides in the table: the transform is linear */
-    double scale = f->fold_scale != 0.0 ? f->fold_scale : 1.0;
-    f->fold_scale = 0.0;
+    double scale = rf_fft_take_scale(f);
     rf_value *w = rf_fft_dft_matrix_rolled(f, p, sign, 0, x.real, f->roll_in, f->roll_out, scale);
     rf_value *v = x.real ? x.v : rf_b_flatten(L, x.v, -2, -1);
     return rf_fft_bk(rf_b_unflatten(L, rf_b_matmul(L, v, w), -1, 2, (int64_t[]){2, p}), 0);

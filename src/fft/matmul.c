@@ -67,8 +67,7 @@ static rf_cx c2c_pairs(rf_fft_ctx *f, rf_fft_blk b, const int64_t *dims, size_t 
     if (f->interleave_out && b.v && !b.real && bd == b.v->rank - 1 && rf_fft_is_direct(b.v->dims[bd].size)) {
         /* the graph output's pairs written by the last matmul: its columns in (k, part) order */
         int64_t n = b.v->dims[bd].size;
-        rf_value *w = rf_fft_dft_matrix_pairs(f, n, sign, f->roll_in, f->roll_out, f->fold_scale ? f->fold_scale : 1.0);
-        f->fold_scale = 0.0;
+        rf_value *w = rf_fft_dft_matrix_pairs(f, n, sign, f->roll_in, f->roll_out, rf_fft_take_scale(f));
         rf_value *y = rf_b_matmul(f->L, rf_b_flatten(f->L, b.v, -2, -1), w);
         return pairs_of_interleaved(f->L, rf_b_unflatten(f->L, y, -1, 2, (int64_t[]){n, 2}));
     }
