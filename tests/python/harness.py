@@ -38,6 +38,12 @@ def traced_ops(gm: torch.fx.GraphModule) -> set[str]:
     return {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
 
 
+def call_argument(node: torch.fx.Node, name: str, default: Any = None) -> Any:
+    """The value of an OpOverload call's argument `name`, given by position or keyword, else `default`."""
+    names = [a.name for a in node.target._schema.arguments]
+    return {**dict(zip(names, node.args, strict=False)), **node.kwargs}.get(name, default)
+
+
 def assert_real_only(gm: torch.fx.GraphModule) -> None:
     for node in gm.graph.nodes:
         for v in pytree.tree_leaves(node.meta.get("val")):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import realify
 import torch
+from harness import call_argument
 from realify import native_fft
 from realify.backend import CompileEvent
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -137,15 +138,13 @@ def test_gradients_through_operators_match_torch_fft(name: str) -> None:
     torch.testing.assert_close(x.grad, x_ref.grad, rtol=1e-5, atol=1e-5)
 
 
-def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
-    """The inner Inductor gets each operator's aten calls as its decomposition, so the generated code calls
-    aten._fft_* directly (the host cost of a Python kernel per call is gone) and still matches eager."""
+def _native_inductor_code() -> str:
+    """The code Inductor generates, as the realify backend's inner compiler with fft="native", for
+    irfft(rfft(x) * 2) on x of shape [3, 16], after checking its result against eager's."""
     from torch._inductor.utils import run_and_get_code
 
     def f(x: torch.Tensor) -> torch.Tensor:
         return torch.fft.irfft(torch.fft.rfft(x) * 2, n=16)
-
-    from torch._inductor.decomposition import select_decomp_table
 
     torch._dynamo.reset()
     compiled = torch.compile(f, backend="realify", options={"backend": "inductor", "fft": "native"})
@@ -153,7 +152,15 @@ def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
     with torch._inductor.config.patch(force_disable_caches=True):
         out, code = run_and_get_code(compiled, x)
     torch.testing.assert_close(out, f(x), rtol=1e-6, atol=1e-6)
-    text = "\n".join(code)
+    return "\n".join(code)
+
+
+def test_inductor_calls_the_platform_fft_without_our_python_kernel() -> None:
+    """The inner Inductor gets each operator's aten calls as its decomposition, so the generated code calls
+    aten._fft_* directly (the host cost of a Python kernel per call is gone) and still matches eager."""
+    from torch._inductor.decomposition import select_decomp_table
+
+    text = _native_inductor_code()
     assert "aten._fft_r2c" in text and "aten._fft_c2r" in text, text
     assert "realify.fft_" not in text.replace("Original ATen: [realify.fft_", ""), text
     table = select_decomp_table()  # registered in Inductor's own table, so its FX-graph cache stays usable
@@ -213,10 +220,7 @@ def test_normalization_rides_in_the_call(name: str) -> None:
     x = torch.randn(3, 6, 12, dtype=torch.complex64 if complex_input else torch.float32)
     low = realify.lower(make_fx(fn)(x), fft="native")
     calls = [n for n in low.graph.nodes if str(n.target).startswith("realify.fft_")]
-    modes = []
-    for n in calls:
-        names = [a.name for a in n.target._schema.arguments]
-        modes.append({**dict(zip(names, n.args, strict=False)), **n.kwargs}.get("normalization", 0))
+    modes = [call_argument(n, "normalization", 0) for n in calls]
     assert any(m in (1, 2) for m in modes), modes
     assert not [n for n in low.graph.nodes if n.target == torch.ops.aten.mul.Tensor], low.code
     out = low(*_real_args((x,)))
@@ -232,18 +236,7 @@ def test_normalized_operators_pass_opcheck() -> None:
 
 def test_inductor_passes_the_normalization_to_the_platform_fft() -> None:
     """Under Inductor, irfft's 1/n is the extern call's normalization argument: no scaling kernel after it."""
-    from torch._inductor.utils import run_and_get_code
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        return torch.fft.irfft(torch.fft.rfft(x) * 2, n=16)
-
-    torch._dynamo.reset()
-    compiled = torch.compile(f, backend="realify", options={"backend": "inductor", "fft": "native"})
-    x = torch.randn(3, 16)
-    with torch._inductor.config.patch(force_disable_caches=True):
-        out, code = run_and_get_code(compiled, x)
-    torch.testing.assert_close(out, f(x), rtol=1e-6, atol=1e-6)
-    text = "\n".join(code)
+    text = _native_inductor_code()
     assert "aten._fft_c2r.default(" in text and ", [1], 2, 16)" in text, text
     after = text[text.index("aten._fft_c2r.default("):]
     assert "cpp_fused" not in after.split("return")[0], after
