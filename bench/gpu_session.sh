@@ -16,8 +16,10 @@ for step in "$@"; do
   case $step in
     tests)  # spread over the machine's cores when pytest-xdist came along
       par=$(python3 -c "import xdist" 2>/dev/null && echo "-n 12")
-      python3 -m pytest -q -p no:cacheprovider $par tests/python --ignore=tests/python/test_bench_scripts.py \
-        > "$out/tests.log" 2>&1; tail -40 "$out/tests.log" ;;
+      # -v names each failure as it happens, so a run cut by TESTS_TIMEOUT still says which tests failed
+      timeout "${TESTS_TIMEOUT:-540}" python3 -m pytest -v -rf -p no:cacheprovider $par ${TESTS_SELECT:-tests/python} \
+        --ignore=tests/python/test_bench_scripts.py > "$out/tests.log" 2>&1
+      grep -E "(FAILED|ERROR) " "$out/tests.log" | sort -u | tail -60; tail -3 "$out/tests.log" ;;
     rope) python3 bench/rope.py --cases prefill,decode --dtypes ${ROPE_DTYPES:-bfloat16,float32} --json "$out/rope.json" 2>&1 | grep -v Warning ;;
     ropex) python3 bench/rope.py --cases axial2d,yarn --json "$out/rope_axial_yarn.json" 2>&1 | grep -v Warning ;;
     ropecode) TORCH_LOGS=output_code python3 bench/rope.py --cases prefill --dtypes bfloat16 --warmup 1 --iters 3 > "$out/rope_code.txt" 2>&1; grep -c "@triton.jit" "$out/rope_code.txt" ;;

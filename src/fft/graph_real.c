@@ -12,6 +12,9 @@
  *             Hermitian weights (1 at 0 and n/2, else 2) and the dropped
  *             imaginary parts of X[0] and X[n/2] folded in, then one real
  *             matmul over (k1, part) that keeps the real part.
+ * A long convolution (conv_graph) of real inputs keeps only k1 <= p/2 in its first stage and every k2 in its
+ * second, the whole spectrum up to conjugates (X[n - k] = conj X[k]): half the first stage for the same second,
+ * and the inverse pairs k1 with p - k1 in its last table.
  * The per-k1 matmuls are batched over k1 with the other dims as rows, so all
  * non-transformed dims must be static. A forward input whose tail is a known
  * zero pad (Hyena's rfft(u, n=2L)) skips the zero rows of the first stage; a backward transform whose
@@ -83,47 +86,49 @@ static rf_value *table(rf_fft_ctx *f, const char *name, int rank, const int64_t 
 }
 
 /* The forward's two stages on src [B, rows*q] (the first rows*q samples of the length-n signal, the rest zero),
- * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k2 < qk (the bins past n/2 are
- * extra; the inverse's table reads none of them). */
-static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale) {
+ * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k1 < k1s, k2 < k2s. The full form
+ * (k1s = p, k2s = qk) holds the half spectrum (the bins past n/2 are extra; the inverse's table reads none of
+ * them); the half form (k1s = p/2 + 1, k2s = q) holds every bin of those k1, which with X[n - k] = conj X[k]
+ * is the whole spectrum of a real input: half the first stage's rows for the same second stage. */
+static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale, int half) {
     rf_lowering *L = f->L;
-    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1;
+    int64_t p = split_of(n), q = n / p, k1s = half ? p / 2 + 1 : p, k2s = half ? q : n / 2 / p + 1;
     char name[80];
-    double *a = rf_fft_dalloc(f, (size_t)(2 * p * rows));
-    double *w = rf_fft_dalloc(f, (size_t)(p * 2 * q * 2 * qk));
+    double *a = rf_fft_dalloc(f, (size_t)(2 * k1s * rows));
+    double *w = rf_fft_dalloc(f, (size_t)(k1s * 2 * q * 2 * k2s));
     if (!a || !w) {
         rf_free(a);
         rf_free(w);
         return NULL;
     }
-    for (int64_t k1 = 0; k1 < p; k1++)
+    for (int64_t k1 = 0; k1 < k1s; k1++)
         for (int64_t j1 = 0; j1 < rows; j1++) {
             double c, s;
             rf_fft_unit_root((j1 * k1) % p, p, &c, &s);
             a[(2 * k1) * rows + j1] = c;
             a[(2 * k1 + 1) * rows + j1] = -s + 0.0;
         }
-    for (int64_t k1 = 0; k1 < p; k1++)
+    for (int64_t k1 = 0; k1 < k1s; k1++)
         for (int64_t j2 = 0; j2 < q; j2++)
-            for (int64_t k2 = 0; k2 < qk; k2++) {
-                double c, s, *blk = w + k1 * 4 * q * qk; /* rows (part of y, j2), columns (part of X, k2) */
+            for (int64_t k2 = 0; k2 < k2s; k2++) {
+                double c, s, *blk = w + k1 * 4 * q * k2s; /* rows (part of y, j2), columns (part of X, k2) */
                 rf_fft_unit_root((j2 * (k1 + p * k2)) % n, n, &c, &s);
-                blk[j2 * 2 * qk + k2] = scale * c;                /* Re y -> Re X */
-                blk[j2 * 2 * qk + qk + k2] = scale * -s + 0.0;    /* Re y -> Im X */
-                blk[(q + j2) * 2 * qk + k2] = scale * s + 0.0;    /* Im y -> Re X */
-                blk[(q + j2) * 2 * qk + qk + k2] = scale * c;     /* Im y -> Im X */
+                blk[j2 * 2 * k2s + k2] = scale * c;                /* Re y -> Re X */
+                blk[j2 * 2 * k2s + k2s + k2] = scale * -s + 0.0;   /* Re y -> Im X */
+                blk[(q + j2) * 2 * k2s + k2] = scale * s + 0.0;    /* Im y -> Re X */
+                blk[(q + j2) * 2 * k2s + k2s + k2] = scale * c;    /* Im y -> Im X */
             }
-    snprintf(name, sizeof name, "grfft%lld_rows%lld", (long long)n, (long long)rows);
-    rf_value *ka = table(f, name, 2, (int64_t[]){2 * p, rows}, a);
-    if (scale == 1.0) snprintf(name, sizeof name, "grfft%lld_cols", (long long)n);
-    else snprintf(name, sizeof name, "grfft%lld_cols_scaled", (long long)n);
-    rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * q, 2 * qk}, w);
-    rf_value *v = rf_b_unflatten(L, src, -1, 2, (int64_t[]){rows, q});       /* [B, j1, j2] */
-    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){p, 2}); /* [B, k1, part, j2] */
+    const char *kind = half ? "gconv" : "grfft";
+    snprintf(name, sizeof name, "%s%lld_rows%lld", kind, (long long)n, (long long)rows);
+    rf_value *ka = table(f, name, 2, (int64_t[]){2 * k1s, rows}, a);
+    snprintf(name, sizeof name, "%s%lld_cols%s", kind, (long long)n, scale == 1.0 ? "" : "_scaled");
+    rf_value *kw = table(f, name, 3, (int64_t[]){k1s, 2 * q, 2 * k2s}, w);
+    rf_value *v = rf_b_unflatten(L, src, -1, 2, (int64_t[]){rows, q});         /* [B, j1, j2] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){k1s, 2}); /* [B, k1, part, j2] */
     /* k1 to the front on the 4-d view: ONNX Runtime would fuse a transpose next to the matmul into a
      * FusedMatMul with a strided operand, twice as slow as the two apart */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), -2, -1); /* [k1, B, (part, j2)] */
-    return rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, qk}); /* [k1, B, part, k2] */
+    return rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, k2s}); /* [k1, B, part, k2] */
 }
 
 /* x [B, len], the first len samples of a length-n signal (zero after): [B, rows*q] and the rows j1 it fills. */
@@ -145,7 +150,7 @@ int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
     rf_value *u = unpadded(x);
     if (!u || u->rank != x->rank || u->dims[lead].sym) u = x; /* else only the rows j1 that hold data */
     rf_value *src = forward_source(L, lead_flat(L, u, lead), n, &rows);
-    rf_value *v = forward_stages(f, src, n, rows, 1.0);
+    rf_value *v = forward_stages(f, src, n, rows, 1.0, 0);
     if (!v) {
         *out = rf_fft_bk(NULL, 0);
         return 1;
@@ -155,28 +160,31 @@ int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
     return 1;
 }
 
-/* The inverse's two stages on v [k1, B, (part, k2)] (the half spectrum X[k1 + p*k2]; the bins past n/2 are not
- * read): [B, rows*q], the rows j1 of f->keep_last (all without it), f->fold_scale in the last table. */
-static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n) {
+/* The inverse's two stages on v [k1, B, (part, k2)], the spectrum in forward_stages' form (half the same): the
+ * full form reads the half spectrum X[k1 + p*k2] (not the bins past n/2) and weighs each bin by its Hermitian
+ * weight; the half form reads every bin of k1 < p/2 + 1, and the pair k1, p - k1, whose sums over k2 are
+ * conjugates, becomes twice the real part of one, so the weight moves to the last table. [B, rows*q], the rows
+ * j1 of f->keep_last (all without it), f->fold_scale in the last table. */
+static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n, int half) {
     rf_lowering *L = f->L;
-    int64_t p = split_of(n), q = n / p, qk = n / 2 / p + 1, rows = p;
+    int64_t p = split_of(n), q = n / p, k1s = half ? p / 2 + 1 : p, k2s = half ? q : n / 2 / p + 1, rows = p;
     /* only the first keep_last outputs read (Hyena's crop to L): the rows j1 that hold them */
     if (f->keep_last > 0 && f->keep_last < n) rows = (f->keep_last + q - 1) / q;
     double scale = rf_fft_take_scale(f);
     f->keep_last = 0;
-    double *w = rf_fft_dalloc(f, (size_t)(p * 2 * qk * 2 * q));
-    double *s = rf_fft_dalloc(f, (size_t)(rows * 2 * p));
+    double *w = rf_fft_dalloc(f, (size_t)(k1s * 2 * k2s * 2 * q));
+    double *s = rf_fft_dalloc(f, (size_t)(rows * 2 * k1s));
     if (!w || !s) {
         rf_free(w);
         rf_free(s);
         return NULL;
     }
-    for (int64_t k1 = 0; k1 < p; k1++)
-        for (int64_t k2 = 0; k2 < qk; k2++) {
+    for (int64_t k1 = 0; k1 < k1s; k1++)
+        for (int64_t k2 = 0; k2 < k2s; k2++) {
             int64_t k = k1 + p * k2;
-            if (2 * k > n) continue; /* past the half spectrum: the rows stay zero */
-            int edge = k == 0 || 2 * k == n;
-            double wt = edge ? 1.0 : 2.0, *blk = w + k1 * 4 * qk * q;
+            if (!half && 2 * k > n) continue; /* past the half spectrum: the rows stay zero */
+            int edge = !half && (k == 0 || 2 * k == n);
+            double wt = edge || half ? 1.0 : 2.0, *blk = w + k1 * 4 * k2s * q;
             for (int64_t j2 = 0; j2 < q; j2++) {
                 double c, sn;
                 rf_fft_unit_root((j2 * k) % n, n, &c, &sn);
@@ -184,24 +192,25 @@ static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n) {
                 blk[k2 * 2 * q + j2] = wt * c;       /* Re X -> Re z */
                 blk[k2 * 2 * q + q + j2] = wt * sn;  /* Re X -> Im z */
                 if (!edge) {                         /* torch ignores Im X[0] and Im X[n/2] */
-                    blk[(qk + k2) * 2 * q + j2] = -wt * sn + 0.0;
-                    blk[(qk + k2) * 2 * q + q + j2] = wt * c;
+                    blk[(k2s + k2) * 2 * q + j2] = -wt * sn + 0.0;
+                    blk[(k2s + k2) * 2 * q + q + j2] = wt * c;
                 }
             }
         }
     for (int64_t j1 = 0; j1 < rows; j1++) /* the scale rides in the last table (exact for a power of two) */
-        for (int64_t k1 = 0; k1 < p; k1++) {
-            double c, sn;
+        for (int64_t k1 = 0; k1 < k1s; k1++) {
+            double c, sn, wt = half && k1 && 2 * k1 != p ? 2.0 : 1.0;
             rf_fft_unit_root((j1 * k1) % p, p, &c, &sn);
-            s[j1 * 2 * p + 2 * k1] = scale * c;
-            s[j1 * 2 * p + 2 * k1 + 1] = scale * -sn + 0.0;
+            s[j1 * 2 * k1s + 2 * k1] = wt * scale * c;
+            s[j1 * 2 * k1s + 2 * k1 + 1] = wt * scale * -sn + 0.0;
         }
     char name[80];
-    snprintf(name, sizeof name, "girfft%lld_cols", (long long)n);
-    rf_value *kw = table(f, name, 3, (int64_t[]){p, 2 * qk, 2 * q}, w);
-    if (rows == p && scale == 1.0) snprintf(name, sizeof name, "girfft%lld_rows", (long long)n);
-    else snprintf(name, sizeof name, "girfft%lld_rows%lld_scaled", (long long)n, (long long)rows);
-    rf_value *ks = table(f, name, 2, (int64_t[]){rows, 2 * p}, s);
+    const char *kind = half ? "giconv" : "girfft";
+    snprintf(name, sizeof name, "%s%lld_cols", kind, (long long)n);
+    rf_value *kw = table(f, name, 3, (int64_t[]){k1s, 2 * k2s, 2 * q}, w);
+    if (rows == p && scale == 1.0) snprintf(name, sizeof name, "%s%lld_rows", kind, (long long)n);
+    else snprintf(name, sizeof name, "%s%lld_rows%lld_scaled", kind, (long long)n, (long long)rows);
+    rf_value *ks = table(f, name, 2, (int64_t[]){rows, 2 * k1s}, s);
     v = rf_b_unflatten(L, rf_b_matmul(L, v, kw), -1, 2, (int64_t[]){2, q});    /* [k1, B, 2, j2] */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 0, 2, 3}), 1, 2); /* [B, (k1, part), j2] */
     return rf_b_flatten(L, rf_b_matmul(L, ks, v), -2, -1);                      /* [B, rows*q] */
@@ -215,7 +224,7 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out) {
     rf_value *v = rf_b_resize(L, rf_b_resize(L, x.v, -1, n / 2 + 1), -1, qk * p);
     v = rf_b_unflatten(L, lead_flat(L, v, lead), -1, 2, (int64_t[]){qk, p});    /* [B, 2, k2, k1] */
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){3, 0, 1, 2}), -2, -1); /* [k1, B, (part, k2)] */
-    *out = unlead(L, inverse_stages(f, v, n), x.v, lead);
+    *out = unlead(L, inverse_stages(f, v, n, 0), x.v, lead);
     return 1;
 }
 
@@ -240,7 +249,7 @@ int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, i
     }
     int64_t ra = 0, rb = 0;
     rf_value *sa = forward_source(L, lead_flat(L, a, la), n, &ra), *sb = forward_source(L, lead_flat(L, b, lb), n, &rb);
-    rf_value *va = forward_stages(f, sa, n, ra, 1.0), *vb = forward_stages(f, sb, n, rb, scale_b);
+    rf_value *va = forward_stages(f, sa, n, ra, 1.0, 1), *vb = forward_stages(f, sb, n, rb, scale_b, 1);
     va = split_lead(L, va, a, la);
     vb = split_lead(L, vb, b, lb);
     while (va && va->rank < r) va = rf_b_unsqueeze(L, va, 1);
@@ -264,7 +273,7 @@ int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, i
     for (int i = 0; v && i < lead; i++) sizes[i] = v->dims[1 + i].size;
     if (v && lead == 0) v = rf_b_unsqueeze(L, v, 1);
     else if (v && lead > 1) v = rf_b_flatten(L, v, 1, lead);
-    v = inverse_stages(f, rf_b_flatten(L, v, -2, -1), n); /* [B, rows*q] */
+    v = inverse_stages(f, rf_b_flatten(L, v, -2, -1), n, 1); /* [B, rows*q] */
     if (v && lead == 0) v = rf_b_squeeze(L, v, 0);
     else if (v && lead > 1) v = rf_b_unflatten(L, v, 0, (size_t)lead, sizes);
     *out = v;

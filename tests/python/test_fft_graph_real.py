@@ -77,8 +77,17 @@ def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
     ep = realify.lower(torch.export.export(model, (u,)), target="onnx")
     proto = torch.onnx.export(ep, (u,), dynamo=True, verbose=False).model_proto
     assert not [n for n in proto.graph.node if n.op_type == "Pad" and n.input[0] == proto.graph.input[0].name]
-    rows = [t.shape[0] for name, t in ep.named_buffers() if "girfft" in name]
-    assert rows[1] * 2 == rows[0], rows  # the crop to L: the inverse computes the first half of its rows only
+    tables = {name: t.shape for name, t in ep.named_buffers()}
+    fwd_rows = next(s for name, s in tables.items() if "gconv2048_rows" in name)
+    inv_cols = next(s for name, s in tables.items() if "giconv2048_cols" in name)
+    inv_rows = next(s for name, s in tables.items() if "giconv2048_rows" in name)
+    k1s, q = inv_cols[0], inv_cols[2] // 2
+    p = 2 * (k1s - 1)
+    assert p * q == 2048 and inv_rows[1] == 2 * k1s, tables
+    # real inputs: the first stage computes k1 <= p/2 only (the rest are conjugates), p + 2 rows instead of 2p
+    assert fwd_rows[0] == 2 * k1s == p + 2, tables
+    # the zero pad: the first stage reads only the rows j1 that hold u; the crop to L: the inverse writes only those
+    assert fwd_rows[1] * q == 1024 and inv_rows[0] * q == 1024, tables
     k = collections.Counter(n.op_type for n in proto.graph.node)
     # the product sits between the stages: one transpose per forward, one in the inverse, no pad or crop
     assert k["Transpose"] == 3 and k["Pad"] == 0 and k["Slice"] == 0, k
