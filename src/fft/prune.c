@@ -16,6 +16,7 @@
 #include "fft/plan.h"
 #include "fft/split.h"
 #include "ir/mem.h"
+#include "lower/realops.h"
 
 int rf_fft_prune_worth(int64_t n, int64_t k, int64_t out_size) {
     if (k < 1 || k >= out_size || n < 1 || n > RF_FFT_MAX_N) return 0;
@@ -200,28 +201,29 @@ rf_cx rf_fft_c2c_sparse(rf_fft_ctx *f, rf_cx x, const int64_t *dims, const int64
 
 /* The real inverse of length n along the last axis from the half-spectrum
  * frequencies `in` (x [..., (2,) k]): y[j] = sum_q w_q (Re X_q cos - Im X_q sin)(2 pi K_q j / n),
- * w_q = 1 at 0 and n/2, else 2, as the full c2r computes it; Im X at 0 and n/2
- * is not read (a gather drops it). */
+ * w_q = 1 at 0 and n/2, else 2, as the full c2r computes it. Im X at 0 and n/2
+ * is not read: a where zeroes it (torch ignores even a NaN there) and its row
+ * of the table is zero; a where is one pass where a gather of the other
+ * columns is a slow indexed copy in the graph runtimes. */
 static rf_value *c2r_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n, const rf_fft_keep *in) {
     rf_lowering *L = f->L;
-    int64_t k = in->k, nim = 0;
-    int64_t *imq = rf_malloc((size_t)k * sizeof(int64_t));
-    double *c = NULL, *s = NULL, *w = NULL, *gi = NULL;
+    int64_t k = in->k, rows = x.real ? k : 2 * k, dropped = 0;
+    double *c = NULL, *s = NULL, *w = NULL, *keep = NULL;
     rf_fft_keep all = {n, NULL};
     rf_value *y = NULL;
     int ok = 0;
-    if (!imq || !dft_block(n, in, &all, 1, &c, &s)) goto out;
-    for (int64_t q = 0; q < k; q++)
-        if (!x.real && in->idx[q] != 0 && 2 * in->idx[q] != n) imq[nim++] = q;
-    int64_t rows = k + nim;
+    if (!dft_block(n, in, &all, 1, &c, &s)) goto out;
     w = rf_calloc((size_t)(rows * n), sizeof(double));
-    gi = rf_calloc((size_t)rows, sizeof(double));
-    if (!w || !gi) goto out;
+    keep = rf_calloc((size_t)rows, sizeof(double));
+    if (!w || !keep) goto out;
     ok = 1;
     for (int64_t q = 0; q < rows; q++) {
-        int64_t src = q < k ? q : imq[q - k];
-        double wt = (in->idx[src] == 0 || 2 * in->idx[src] == n) ? 1.0 : 2.0;
-        gi[q] = (double)(q < k ? q : k + src);
+        int64_t src = q < k ? q : q - k;
+        int edge = in->idx[src] == 0 || 2 * in->idx[src] == n;
+        double wt = edge ? 1.0 : 2.0;
+        keep[q] = q < k || !edge;
+        dropped += keep[q] == 0.0;
+        if (keep[q] == 0.0) continue; /* the row stays zero */
         for (int64_t j = 0; j < n; j++) w[q * n + j] = q < k ? wt * c[src * n + j] : -wt * s[src * n + j] + 0.0;
     }
     char name[64];
@@ -231,19 +233,18 @@ static rf_value *c2r_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n, const rf_fft_k
     rf_value *v = x.v;
     if (!x.real) {
         v = rf_b_flatten(L, v, -2, -1);
-        if (nim < k) { /* drop Im X[0] and Im X[n/2] */
-            snprintf(name, sizeof name, "irdft%lld_from%lld_rows", (long long)n, (long long)k);
-            v = rf_b_index_select(L, v, -1, rf_fft_const(f, name, RF_DT_I64, 1, &rows, gi));
+        if (dropped) { /* Im X[0] and Im X[n/2] */
+            snprintf(name, sizeof name, "irdft%lld_from%lld_keep", (long long)n, (long long)k);
+            v = rf_b_where(L, rf_fft_const(f, name, RF_DT_BOOL, 1, &rows, keep), rf_val(v), rf_num(0.0)).v;
         }
     }
     y = rf_b_matmul(L, v, mat);
 out:
     if (!ok) f->oom = 1;
-    rf_free(imq);
     rf_free(c);
     rf_free(s);
     rf_free(w);
-    rf_free(gi);
+    rf_free(keep);
     return y;
 }
 

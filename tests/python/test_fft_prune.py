@@ -200,7 +200,8 @@ def test_fno2d_layer(dtype: torch.dtype) -> None:
         assert shapes["dft16_keep8_left"] == (16, 16)  # forward: 8 of 16 rows (cos and sin) from 16 samples
         assert shapes["dft20_keep5_real"] == (20, 10)  # forward: 5 of 11 columns (re and im) from 20 samples
         assert shapes["dft16_from8_left_inv"] == (32, 8)  # inverse: 16 rows (cos and sin) from 8 kept rows
-        assert shapes["irdft20_from5"] == (9, 20)  # inverse: re of 5 bins, im of 4 (DC's is not read)
+        # inverse: re and im of 5 bins; DC's im is not read (a where zeroes it, its table row is zero)
+        assert shapes["irdft20_from5"] == (10, 20) and shapes["irdft20_from5_keep"] == (10,)
         compare(gm(x), ref, tol(dtype))
 
 
@@ -211,7 +212,9 @@ def test_fno1d_zoo_layer() -> None:
         ref = model(x)
         gm = realify.lower(torch.export.export(model, (x,)), fft="matmul").module()
         assert dft_constants(gm).get("dft32_keep5_real") == (32, 10), dft_constants(gm)
-        assert dft_constants(gm).get("irdft32_from5") == (9, 32), dft_constants(gm)
+        assert dft_constants(gm).get("irdft32_from5") == (10, 32), dft_constants(gm)
+        keep = next(t for name, t in gm.named_buffers() if name.endswith("irdft32_from5_keep"))
+        assert keep.tolist() == [True] * 5 + [False] + [True] * 4  # re of 5 bins, im of all but DC
         compare(gm(x), ref, TOL[torch.complex64])
         traced = realify.lower(make_fx(model)(x), fft="matmul")
         assert pruned(traced)
