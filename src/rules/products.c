@@ -1,7 +1,7 @@
-/* Products with scaled accumulation (addmm and friends), einsum, vdot, cross,
+/* Products with scaled accumulation (addmm and friends), vdot, cross,
  * the pointwise addcmul/addcdiv/lerp, and the matrix exponential. Each matrix
  * product is bilinear: (a + bi)(c + di) = (ac - bd) + (ad + bc)i over the
- * real op; einsum is multilinear in its operands, likewise. */
+ * real op (einsum: rules/einsum.c). */
 #include <math.h>
 #include <string.h>
 
@@ -182,146 +182,7 @@ static rf_status matrix_exp(rf_lowering *L, const rf_node *n) {
     return rf_publish_cx(L, n, rf_cx_make(rf_val(re), rf_val(im)));
 }
 
-/* einsum is multilinear: expanding every complex operand into re + i*im gives
- * one real einsum (same equation) per choice of parts; a choice with k
- * imaginary parts carries i^k. 2^c einsums for c complex operands, so c is
- * capped (torch.export keeps einsum whole before decomposition). */
-#define EINSUM_MAX_COMPLEX 6
-
-/* A letter the equation does not use, other than `avoid` (0 when none is left). */
-static char free_letter(const char *eq, char avoid) {
-    for (const char *c = "PQRSTUVWXYZpqrstuvwxyzABCDEFGHIJKLMNO"; *c; c++)
-        if (*c != avoid && !strchr(eq, *c)) return *c;
-    return 0;
-}
-
-/* One or two complex operands as one real einsum over parts: the first complex
- * operand a gains a part axis P (re, im); a second b gains the 2x2 real
- * embedding [[Re b, Im b], [-Im b, Re b]] over (P, Q), the output a part axis Q.
- * The same multiplies as the expansion in one node, where a graph runtime
- * (ONNX Runtime's Einsum) pays a transpose of every operand per node. Needs an
- * explicit output ("->"); 0 when it does not apply, else 1 (published). */
-static int einsum_over_parts(rf_lowering *L, const rf_node *n, const char *eq, rf_cx *ops, size_t count,
-                             const size_t *cx, size_t complex_count, const rf_attr *path, rf_dtype w) {
-    const char *arrow = strstr(eq, "->");
-    size_t len = strlen(eq);
-    if (!arrow || strstr(arrow + 2, "->") || strchr(arrow, ',') || len > 4096) return 0;
-    char p = free_letter(eq, 0), q = free_letter(eq, p);
-    if (!p || !q) return 0;
-    for (size_t j = 0; j < complex_count; j++)
-        if (!ops[cx[j]].re.v || !ops[cx[j]].im.v) return 0; /* a part known only as a scalar */
-    /* the new equation: each operand's subscripts, plus P after the first complex operand's, PQ (or Q for a
-     * single complex operand) after the second's, and Q after the output's */
-    char *out = rf_alloc(rf_out_graph(L), len + 2 * count + 4);
-    size_t o = 0, operand = 0;
-    for (const char *c = eq;; c++) {
-        int end_operand = c == arrow || *c == ',';
-        if (end_operand) {
-            if (operand == cx[0]) out[o++] = complex_count == 1 ? q : p;
-            if (complex_count == 2 && operand == cx[1]) {
-                out[o++] = p;
-                out[o++] = q;
-            }
-            operand++;
-        }
-        if (c == arrow) break;
-        if (*c != ' ') out[o++] = *c;
-    }
-    if (operand != count) return 0;
-    for (const char *c = arrow; *c; c++)
-        if (*c != ' ') out[o++] = *c;
-    out[o++] = q;
-    out[o] = 0;
-    rf_value *a = rf_b_stack2(L, ops[cx[0]].re.v, ops[cx[0]].im.v, -1), *b = NULL;
-    if (complex_count == 2) {
-        rf_cx y = ops[cx[1]];
-        rf_value *from_re = rf_b_stack2(L, y.re.v, y.im.v, -1);
-        rf_value *minus_im = rf_b_neg(L, y.im).v;
-        rf_value *from_im = rf_b_stack2(L, minus_im, y.re.v, -1);
-        b = rf_b_stack2(L, from_re, from_im, -2);
-    }
-    rf_attr items = {0};
-    items.kind = RF_A_LIST;
-    items.n = count;
-    items.out_mark = RF_DT_COUNT;
-    items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
-    for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
-    items.items[cx[0]] = rf_attr_of_value(a);
-    if (b) items.items[cx[1]] = rf_attr_of_value(b);
-    rf_attr equation = {0};
-    equation.kind = RF_A_STR;
-    equation.s = out;
-    rf_arg args[3] = {{"equation", equation}, {"tensors", items}, {"path", {0}}};
-    size_t nargs = 2;
-    if (path) args[nargs++].attr = rf_map_attr(L, path);
-    const rf_value *like = n->outs[0];
-    int rank = like->rank < 0 ? -1 : like->rank + 1;
-    rf_dim *dims = NULL;
-    if (rank > 0) {
-        dims = rf_alloc(rf_out_graph(L), (size_t)rank * sizeof(rf_dim));
-        memcpy(dims, like->dims, (size_t)like->rank * sizeof(rf_dim));
-        dims[rank - 1] = (rf_dim){2, NULL};
-    }
-    rf_value *y = rf_b_op(L, "aten.einsum.default", nargs, args, w, rank, dims, "_parts");
-    if (rf_status_of(L) != RF_OK || !y) return 1;
-    rf_publish_cx(L, n, rf_b_unpack(L, y));
-    return 1;
-}
-
-static rf_status einsum(rf_lowering *L, const rf_node *n) {
-    const rf_attr *eq = rf_node_arg(n, "equation"), *list = rf_node_arg(n, "tensors");
-    if (!eq || eq->kind != RF_A_STR || !list || list->kind != RF_A_LIST || !list->n)
-        return rf_fail(L, n, RF_ERR_INVALID, "einsum: expected an equation and a list of tensors");
-    rf_dtype w = rf_work_dtype(L, n);
-    size_t count = list->n, complex_count = 0;
-    rf_cx *ops = rf_alloc(rf_out_graph(L), count * sizeof(rf_cx));
-    size_t *cx_index = rf_alloc(rf_out_graph(L), count * sizeof(size_t));
-    for (size_t i = 0; i < count; i++) {
-        if (list->items[i].kind != RF_A_VALUE) return rf_fail(L, n, RF_ERR_INVALID, "einsum: operand %zu", i);
-        ops[i] = rf_cx_of(L, list->items[i].value, w);
-        RF_CHECK(L);
-        if (!ops[i].im_zero) cx_index[complex_count++] = i;
-    }
-    if (complex_count > EINSUM_MAX_COMPLEX)
-        return rf_fail(L, n, RF_ERR_UNSUPPORTED, "einsum with %zu complex operands (at most %d: one real einsum per "
-                       "choice of real or imaginary parts)", complex_count, EINSUM_MAX_COMPLEX);
-    const rf_attr *path = rf_node_arg(n, "path");
-    if ((complex_count == 1 || complex_count == 2) && einsum_over_parts(L, n, eq->s, ops, count, cx_index,
-                                                                        complex_count, path, w))
-        return rf_status_of(L);
-    rf_rv re = {0}, im = {0};
-    int have_re = 0, have_im = 0;
-    for (unsigned mask = 0; mask < (1u << complex_count); mask++) {
-        rf_attr items = {0};
-        items.kind = RF_A_LIST;
-        items.n = count;
-        items.out_mark = RF_DT_COUNT;
-        items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
-        int k = 0;
-        for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
-        for (size_t j = 0; j < complex_count; j++)
-            if (mask >> j & 1u) {
-                items.items[cx_index[j]] = rf_attr_of_value(ops[cx_index[j]].im.v);
-                k++;
-            }
-        rf_arg args[3] = {{"equation", rf_map_attr(L, eq)}, {"tensors", items}, {"path", {0}}};
-        size_t nargs = 2;
-        if (path) args[nargs++].attr = rf_map_attr(L, path);
-        const rf_value *likes[1] = {n->outs[0]};
-        rf_rv term = rf_val(rf_b_node(L, "aten.einsum.default", nargs, args, 1, likes, w, "_part")->outs[0]);
-        int negative = (k / 2) % 2; /* i^k = +-1 (k even) or +-i (k odd) */
-        rf_rv *acc = k % 2 ? &im : &re;
-        int *have = k % 2 ? &have_im : &have_re;
-        if (!*have) *acc = negative ? rf_b_neg(L, term) : term;
-        else *acc = negative ? rf_b_sub(L, *acc, term) : rf_b_add(L, *acc, term);
-        *have = 1;
-    }
-    RF_CHECK(L);
-    return rf_publish_cx(L, n, have_im ? rf_cx_make(re, im) : rf_cx_real(re));
-}
-
 const rf_rule_entry rf_rules_products[] = {
-    {"aten.einsum.default", einsum, 0},
     {"aten.addmm.default", addmm, 0},
     {"aten.addmv.default", addmv, 0},
     {"aten.baddbmm.default", baddbmm, 0},

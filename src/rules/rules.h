@@ -24,6 +24,7 @@ extern const rf_rule_entry rf_rules_overlap_add[];
 extern const rf_rule_entry rf_rules_padding[];
 extern const rf_rule_entry rf_rules_power[];
 extern const rf_rule_entry rf_rules_products[];
+extern const rf_rule_entry rf_rules_einsum[];
 extern const rf_rule_entry rf_rules_reduce[];
 extern const rf_rule_entry rf_rules_shape[];
 extern const rf_rule_entry rf_rules_unary[];

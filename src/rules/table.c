@@ -13,7 +13,7 @@ static const rf_rule_entry *const families[] = {
     rf_rules_factory,  rf_rules_fft_aten, rf_rules_fft_ops,   rf_rules_fft_stft, rf_rules_grad, rf_rules_linalg,
     rf_rules_movement, rf_rules_overlap_add, rf_rules_power,    rf_rules_products,  rf_rules_reduce,   rf_rules_shape,
     rf_rules_unary,    rf_rules_linalg_solve, rf_rules_linalg_export, rf_rules_linalg_spectral,
-    rf_rules_composite, rf_rules_composite_conv, rf_rules_padding, rf_rules_views,
+    rf_rules_composite, rf_rules_composite_conv, rf_rules_padding, rf_rules_views,    rf_rules_einsum,
 };
 
 #define NFAMILIES (sizeof families / sizeof families[0])
