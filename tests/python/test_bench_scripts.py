@@ -38,6 +38,7 @@ SCRIPTS = [
     "fft_tf32.py",
     "deploy_speed.py",
     "rope_graph_forms.py",
+    "fft_accuracy.py",
 ]
 
 
@@ -135,6 +136,9 @@ def test_bench_script_small(script: str, tmp_path: Path) -> None:
             for variant in names:
                 row = by[case, variant]
                 assert row["max_rel_err"] < 1e-5 and 0 < row["min_ms"] <= row["median_ms"]
+    elif script == "fft_accuracy.py":  # every form within float32's reach of the float64 reference
+        assert {r["case"] for r in rows} == {"whiten 512", "fft 64"}
+        assert all(0 < r[k] < 1e-5 for r in rows for k in ("eager", "portable", "graph"))
     elif script == "product_forms.py":
         assert {r["form"] for r in rows} == {"eager", "packed", "planar", "reduce", "realify"}
         assert all(r["rel_err"] < 1e-5 for r in rows)
