@@ -55,15 +55,24 @@ static rf_cx pairs_of_interleaved(rf_lowering *L, rf_value *y) {
     return rf_cx_values(rf_b_select(L, y, -1, 0), im);
 }
 
-/* c2c_blk as pairs: a final left stage writes them interleaved, so a graph
- * output needs no restacking pass. */
+/* A final left stage's output as pairs. For Inductor it writes them interleaved, so a graph output needs no
+ * restacking pass (the pairs' transposes fuse into its add). A graph runtime runs each transpose as a pass of its
+ * own, so there it writes them interleaved only for a reader of the packed pairs (interleave_out); otherwise they
+ * stay split and a reader of one part (FNet's .real) needs no transpose. */
+static rf_cx pairs_of_left(rf_fft_ctx *f, rf_value *x, int d, int64_t packed_n, int sign) {
+    int interleave = !rf_graph_runtime(f->L) || f->interleave_out;
+    rf_value *v = rf_fft_left_direct(f, x, d, packed_n, sign, interleave);
+    return interleave ? pairs_of_interleaved(f->L, v) : rf_fft_pair_of_blk(f->L, rf_fft_bk(v, 0));
+}
+
+/* c2c_blk as pairs, the last stage as pairs_of_left where it is a left one. */
 static rf_cx c2c_pairs(rf_fft_ctx *f, rf_fft_blk b, const int64_t *dims, size_t nd, int r, int sign) {
     if (!nd || !b.v) return rf_fft_pair_of_blk(f->L, b);
     b = c2c_blk(f, b, dims, nd - 1, r, sign);
     int bd = b.v ? blk_dim(&b, dims[nd - 1], r) : 0;
     stage_rolls(f, dims[nd - 1]);
     if (b.v && !b.real && rf_fft_left_ok(b.v, bd, b.v->rank - 2))
-        return pairs_of_interleaved(f->L, rf_fft_left_direct(f, b.v, bd, 0, sign, 1));
+        return pairs_of_left(f, b.v, bd, 0, sign);
     if (f->interleave_out && b.v && !b.real && bd == b.v->rank - 1 && rf_fft_is_direct(b.v->dims[bd].size)) {
         /* the graph output's pairs written by the last matmul: its columns in (k, part) order */
         int64_t n = b.v->dims[bd].size;
@@ -88,9 +97,9 @@ rf_cx rf_fft_matmul_r2c(rf_fft_ctx *f, rf_value *x, const int64_t *dims, size_t 
     if (onesided && d == e && nd >= 2 && rf_fft_is_direct(x->dims[e].size) && rf_fft_left_ok(x, (int)dims[nd - 2], e)) {
         /* the packed output of the last dim feeds the next dim's left stage directly */
         rf_value *p = rf_fft_packed_basis(f, x, x->dims[e].size, -1);
-        int last = nd == 2;
-        rf_value *v = rf_fft_left_direct(f, p, (int)dims[nd - 2], x->dims[e].size, -1, last);
-        return last ? pairs_of_interleaved(f->L, v) : c2c_pairs(f, rf_fft_bk(v, 0), dims, nd - 2, r, -1);
+        if (nd == 2) return pairs_of_left(f, p, (int)dims[nd - 2], x->dims[e].size, -1);
+        rf_value *v = rf_fft_left_direct(f, p, (int)dims[nd - 2], x->dims[e].size, -1, 0);
+        return c2c_pairs(f, rf_fft_bk(v, 0), dims, nd - 2, r, -1);
     }
     if (onesided) {
         rf_value *t = rf_b_transpose(f->L, x, (int)d, e);
