@@ -153,9 +153,11 @@ class LongConv(torch.nn.Module):
         return torch.fft.irfft(fa * fb, n=self.n, norm=self.norm)[..., : self.keep]
 
 
-# (a's shape, b's shape, n, keep, norm, scale): broadcast lead dims, none, inputs shorter and longer than n
+# (a's shape, b's shape, n, keep, norm, scale): broadcast lead dims, none, inputs shorter and longer than n,
+# an odd first factor
 CONVS = [((2, 3, 100), (3, 100), 200, 100, None, 6.0), ((4, 256), (4, 256), 256, 256, "ortho", 1.0),
-         ((300,), (1, 280), 512, 300, "forward", 3.0), ((2, 1, 600), (5, 64), 512, 512, None, 1.0)]
+         ((300,), (1, 280), 512, 300, "forward", 3.0), ((2, 1, 600), (5, 64), 512, 512, None, 1.0),
+         ((3, 65), (65,), 130, 65, None, 2.0)]  # n = 13 * 10: an odd p, whose conjugate halves have no middle k1
 
 
 @pytest.mark.parametrize(("sa", "sb", "n", "keep", "norm", "scale"), CONVS)
