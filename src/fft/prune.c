@@ -221,9 +221,10 @@ static rf_value *c2r_last(rf_fft_ctx *f, rf_fft_blk x, int64_t n, const rf_fft_k
         int64_t src = q < k ? q : q - k;
         int edge = in->idx[src] == 0 || 2 * in->idx[src] == n;
         double wt = edge ? 1.0 : 2.0;
-        keep[q] = q < k || !edge;
-        dropped += keep[q] == 0.0;
-        if (keep[q] == 0.0) continue; /* the row stays zero */
+        int kept = q < k || !edge;
+        keep[q] = kept;
+        dropped += !kept;
+        if (!kept) continue; /* the row stays zero */
         for (int64_t j = 0; j < n; j++) w[q * n + j] = q < k ? wt * c[src * n + j] : -wt * s[src * n + j] + 0.0;
     }
     char name[64];

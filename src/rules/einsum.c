@@ -113,6 +113,17 @@ static rf_value *einsum_as_matmul(rf_lowering *L, const char *eq, rf_value *a, r
     return y ? rf_b_permute(L, y, len[2], po) : NULL;
 }
 
+/* The einsum's operand list: each operand's real part (the expansion and the part form replace some). */
+static rf_attr real_operands(rf_lowering *L, const rf_cx *ops, size_t count) {
+    rf_attr items = {0};
+    items.kind = RF_A_LIST;
+    items.n = count;
+    items.out_mark = RF_DT_COUNT;
+    items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
+    for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
+    return items;
+}
+
 /* One or two complex operands as one real einsum over parts: the first complex
  * operand a gains a part axis P (re, im); a second b gains the 2x2 real
  * embedding [[Re b, Im b], [-Im b, Re b]] over (P, Q), the output a part axis Q.
@@ -158,12 +169,7 @@ static int einsum_over_parts(rf_lowering *L, const rf_node *n, const char *eq, r
         rf_value *from_im = rf_b_stack2(L, minus_im, y.re.v, -1);
         b = rf_b_stack2(L, from_re, from_im, -2);
     }
-    rf_attr items = {0};
-    items.kind = RF_A_LIST;
-    items.n = count;
-    items.out_mark = RF_DT_COUNT;
-    items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
-    for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
+    rf_attr items = real_operands(L, ops, count);
     items.items[cx[0]] = rf_attr_of_value(a);
     if (b) items.items[cx[1]] = rf_attr_of_value(b);
     rf_attr equation = {0};
@@ -212,13 +218,8 @@ static rf_status einsum(rf_lowering *L, const rf_node *n) {
     rf_rv re = {0}, im = {0};
     int have_re = 0, have_im = 0;
     for (unsigned mask = 0; mask < (1u << complex_count); mask++) {
-        rf_attr items = {0};
-        items.kind = RF_A_LIST;
-        items.n = count;
-        items.out_mark = RF_DT_COUNT;
-        items.items = rf_alloc(rf_out_graph(L), count * sizeof(rf_attr));
+        rf_attr items = real_operands(L, ops, count);
         int k = 0;
-        for (size_t i = 0; i < count; i++) items.items[i] = rf_attr_of_value(ops[i].re.v);
         for (size_t j = 0; j < complex_count; j++)
             if (mask >> j & 1u) {
                 items.items[cx_index[j]] = rf_attr_of_value(ops[cx_index[j]].im.v);
