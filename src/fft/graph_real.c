@@ -85,6 +85,13 @@ static rf_value *table(rf_fft_ctx *f, const char *name, int rank, const int64_t 
     return k;
 }
 
+/* The k1 and k2 counts of the stages' spectrum for n (forward_stages and inverse_stages share the form). */
+static void spectrum_sizes(int64_t n, int half, int64_t *k1s, int64_t *k2s) {
+    int64_t p = split_of(n);
+    *k1s = half ? p / 2 + 1 : p;
+    *k2s = half ? n / p : n / 2 / p + 1;
+}
+
 /* The forward's two stages on src [B, rows*q] (the first rows*q samples of the length-n signal, the rest zero),
  * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k1 < k1s, k2 < k2s. The full form
  * (k1s = p, k2s = qk) holds the half spectrum (the bins past n/2 are extra; the inverse's table reads none of
@@ -92,7 +99,8 @@ static rf_value *table(rf_fft_ctx *f, const char *name, int rank, const int64_t 
  * is the whole spectrum of a real input: half the first stage's rows for the same second stage. */
 static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale, int half) {
     rf_lowering *L = f->L;
-    int64_t p = split_of(n), q = n / p, k1s = half ? p / 2 + 1 : p, k2s = half ? q : n / 2 / p + 1;
+    int64_t p = split_of(n), q = n / p, k1s, k2s;
+    spectrum_sizes(n, half, &k1s, &k2s);
     char name[80];
     double *a = rf_fft_dalloc(f, (size_t)(2 * k1s * rows));
     double *w = rf_fft_dalloc(f, (size_t)(k1s * 2 * q * 2 * k2s));
@@ -167,7 +175,8 @@ int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
  * j1 of f->keep_last (all without it), f->fold_scale in the last table. */
 static rf_value *inverse_stages(rf_fft_ctx *f, rf_value *v, int64_t n, int half) {
     rf_lowering *L = f->L;
-    int64_t p = split_of(n), q = n / p, k1s = half ? p / 2 + 1 : p, k2s = half ? q : n / 2 / p + 1, rows = p;
+    int64_t p = split_of(n), q = n / p, k1s, k2s, rows = p;
+    spectrum_sizes(n, half, &k1s, &k2s);
     /* only the first keep_last outputs read (Hyena's crop to L): the rows j1 that hold them */
     if (f->keep_last > 0 && f->keep_last < n) rows = (f->keep_last + q - 1) / q;
     double scale = rf_fft_take_scale(f);
