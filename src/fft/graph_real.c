@@ -267,16 +267,25 @@ int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, i
         *out = NULL;
         return 1;
     }
-    /* the product in the stages' own layout: no transpose out of the forwards or into the inverse */
-    rf_cx pa = rf_cx_values(rf_b_select(L, va, -2, 0), rf_b_select(L, va, -2, 1));
-    rf_cx pb = rf_cx_values(rf_b_select(L, vb, -2, 0), rf_b_select(L, vb, -2, 1));
-    rf_cx y = rf_cx_mul_eager(L, pa, pb);
-    rf_value *re = y.re.v, *im = y.im.v;
-    if (!re || !im) {
+    /* the product in the stages' own layout, with no transpose out of the forwards or into the inverse and no
+     * split or stack of a's parts: a*b is a*(Re b, Re b) + swap(a)*(-Im b, Im b), eager's products and sums
+     * (x - y is x + -y). b's factors are whole (ORT runs a Mul that broadcasts the part axis as short spans);
+     * for a constant b (a filter parameter) the runtime folds them at load. */
+    rf_value *bre = rf_b_slice(L, vb, -2, 0, 1), *bim = rf_b_slice(L, vb, -2, 1, 2), *swapped = rf_b_flip(L, va, -2);
+    rf_value *v = NULL, *b_re2 = NULL, *b_cross = NULL; /* v: [k1, d..., part, k2] */
+    if (bre && bim && swapped) { /* a NULL in an rf_rv would read as the scalar 0 */
+        rf_value *neg_im = rf_b_neg(L, rf_val(bim)).v;
+        b_re2 = rf_b_cat(L, 2, (rf_value *[]){bre, bre}, -2);
+        b_cross = neg_im ? rf_b_cat(L, 2, (rf_value *[]){neg_im, bim}, -2) : NULL;
+    }
+    if (b_re2 && b_cross) {
+        rf_rv direct = rf_b_mul(L, rf_val(va), rf_val(b_re2)), cross = rf_b_mul(L, rf_val(swapped), rf_val(b_cross));
+        if (direct.v && cross.v) v = rf_b_add(L, direct, cross).v;
+    }
+    if (!v) {
         *out = NULL;
         return 1;
     }
-    rf_value *v = rf_b_stack2(L, re, im, -2); /* [k1, d..., part, k2] */
     int lead = r - 3;
     int64_t sizes[RF_MAX_RANK];
     for (int i = 0; v && i < lead; i++) sizes[i] = v->dims[1 + i].size;

@@ -69,6 +69,18 @@ def test_rfft_irfft_two_stages_within_2e6(shape: tuple[int, ...], n: int) -> Non
         assert k["Transpose"] <= 2, k
 
 
+def slice_axis(proto: onnx.ModelProto, node: onnx.NodeProto) -> int:
+    """The one axis an ONNX Slice node cuts (its axes input, an initializer or a Constant)."""
+    name = node.input[3]
+    for init in proto.graph.initializer:
+        if init.name == name:
+            (axis,) = onnx.numpy_helper.to_array(init).tolist()
+            return int(axis)
+    const = next(n for n in proto.graph.node if n.op_type == "Constant" and n.output[0] == name)
+    (axis,) = onnx.numpy_helper.to_array(const.attribute[0].t).tolist()
+    return int(axis)
+
+
 def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
     """Hyena's rfft(u, n=2L): the padded half never reaches a matmul (no Pad of u in the graph), and ONNX
     Runtime matches eager."""
@@ -89,8 +101,11 @@ def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
     # the zero pad: the first stage reads only the rows j1 that hold u; the crop to L: the inverse writes only those
     assert fwd_rows[1] * q == 1024 and inv_rows[0] * q == 1024, tables
     k = collections.Counter(n.op_type for n in proto.graph.node)
-    # the product sits between the stages: one transpose per forward, one in the inverse, no pad or crop
-    assert k["Transpose"] == 3 and k["Pad"] == 0 and k["Slice"] == 0, k
+    # the product sits between the stages: one transpose per forward, one in the inverse, no pad or crop; its
+    # Slices are on the part axis only (b's two parts, the swap of a's), and a's parts are never split or stacked
+    # (the two Concats are the filter's factors, which the runtime folds at load)
+    assert k["Transpose"] == 3 and k["Pad"] == 0 and k["Split"] == 0 and k["Concat"] == 2, k
+    assert k["Slice"] == 3 and {slice_axis(proto, n) for n in proto.graph.node if n.op_type == "Slice"} == {-2}, k
     with torch.no_grad():
         ref = model(u)
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
