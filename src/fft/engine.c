@@ -63,6 +63,11 @@ int rf_fft_conv_last(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, in
     return rf_fft_conv_graph(f, a, b, scale_b, n, out);
 }
 
+int rf_fft_frames_spectrum(rf_fft_ctx *f, rf_value *frames, int64_t n, rf_cx *out) {
+    if (rf_status_of(f->L) != RF_OK || strategy(f) != RF_FFT_MATMUL) return 0;
+    return rf_fft_frames_graph(f, frames, n, out);
+}
+
 /* ---- rule plumbing ---- */
 
 int rf_fft_dtype_ok(rf_lowering *L, const rf_node *n, rf_dtype dt) {

@@ -97,8 +97,11 @@ static void spectrum_sizes(int64_t n, int half, int64_t *k1s, int64_t *k2s) {
  * (k1s = p, k2s = qk) holds the half spectrum (the bins past n/2 are extra; the inverse's table reads none of
  * them); the half form (k1s = p/2 + 1, k2s = q) holds every bin of those k1, which with X[n - k] = conj X[k]
  * is the whole spectrum of a real input: half the first stage's rows for the same second stage. */
-static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale, int half) {
-    rf_lowering *L = f->L;
+/* The forward's tables for n = p*q: ka [2*k1s, rows], stage one from the left (rows k1 and the part,
+ * interleaved), and kw per k1 the matrix from (part of y, j2) to (part of X, k2) times `scale`, [k1s, 2q, 2k2s],
+ * or its transpose [k1s, 2k2s, 2q] when `left` (stage two from the left too). 0 when out of memory. */
+static int forward_tables(rf_fft_ctx *f, int64_t n, int64_t rows, double scale, int half, int left, rf_value **ka,
+                          rf_value **kw) {
     int64_t p = split_of(n), q = n / p, k1s, k2s;
     spectrum_sizes(n, half, &k1s, &k2s);
     char name[80];
@@ -107,7 +110,7 @@ static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t
     if (!a || !w) {
         rf_free(a);
         rf_free(w);
-        return NULL;
+        return 0;
     }
     for (int64_t k1 = 0; k1 < k1s; k1++)
         for (int64_t j1 = 0; j1 < rows; j1++) {
@@ -116,21 +119,38 @@ static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t
             a[(2 * k1) * rows + j1] = c;
             a[(2 * k1 + 1) * rows + j1] = -s + 0.0;
         }
+    /* entry (r, c) of k1's block: r the (part of y, j2) row, c the (part of X, k2) column */
+#define KW(r, c) blk[left ? (c) * 2 * q + (r) : (r) * 2 * k2s + (c)]
     for (int64_t k1 = 0; k1 < k1s; k1++)
         for (int64_t j2 = 0; j2 < q; j2++)
             for (int64_t k2 = 0; k2 < k2s; k2++) {
-                double c, s, *blk = w + k1 * 4 * q * k2s; /* rows (part of y, j2), columns (part of X, k2) */
+                double c, s, *blk = w + k1 * 4 * q * k2s;
                 rf_fft_unit_root((j2 * (k1 + p * k2)) % n, n, &c, &s);
-                blk[j2 * 2 * k2s + k2] = scale * c;                /* Re y -> Re X */
-                blk[j2 * 2 * k2s + k2s + k2] = scale * -s + 0.0;   /* Re y -> Im X */
-                blk[(q + j2) * 2 * k2s + k2] = scale * s + 0.0;    /* Im y -> Re X */
-                blk[(q + j2) * 2 * k2s + k2s + k2] = scale * c;    /* Im y -> Im X */
+                KW(j2, k2) = scale * c;                   /* Re y -> Re X */
+                KW(j2, k2s + k2) = scale * -s + 0.0;      /* Re y -> Im X */
+                KW(q + j2, k2) = scale * s + 0.0;         /* Im y -> Re X */
+                KW(q + j2, k2s + k2) = scale * c;         /* Im y -> Im X */
             }
+#undef KW
     const char *kind = half ? "gconv" : "grfft";
     snprintf(name, sizeof name, "%s%lld_rows%lld", kind, (long long)n, (long long)rows);
-    rf_value *ka = table(f, name, 2, (int64_t[]){2 * k1s, rows}, a);
-    snprintf(name, sizeof name, "%s%lld_cols%s", kind, (long long)n, scale == 1.0 ? "" : "_scaled");
-    rf_value *kw = table(f, name, 3, (int64_t[]){k1s, 2 * q, 2 * k2s}, w);
+    *ka = table(f, name, 2, (int64_t[]){2 * k1s, rows}, a);
+    snprintf(name, sizeof name, "%s%lld_cols%s%s", kind, (long long)n, scale == 1.0 ? "" : "_scaled", left ? "_t" : "");
+    *kw = table(f, name, 3, left ? (int64_t[]){k1s, 2 * k2s, 2 * q} : (int64_t[]){k1s, 2 * q, 2 * k2s}, w);
+    return 1;
+}
+
+/* The forward's two stages on src [B, rows*q] (the first rows*q samples of the length-n signal, the rest zero),
+ * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k1 < k1s, k2 < k2s. The full form
+ * (k1s = p, k2s = qk) holds the half spectrum (the bins past n/2 are extra; the inverse's table reads none of
+ * them); the half form (k1s = p/2 + 1, k2s = q) holds every bin of those k1, which with X[n - k] = conj X[k]
+ * is the whole spectrum of a real input: half the first stage's rows for the same second stage. */
+static rf_value *forward_stages(rf_fft_ctx *f, rf_value *src, int64_t n, int64_t rows, double scale, int half) {
+    rf_lowering *L = f->L;
+    int64_t p = split_of(n), q = n / p, k1s, k2s;
+    spectrum_sizes(n, half, &k1s, &k2s);
+    rf_value *ka = NULL, *kw = NULL;
+    if (!forward_tables(f, n, rows, scale, half, 0, &ka, &kw)) return NULL;
     rf_value *v = rf_b_unflatten(L, src, -1, 2, (int64_t[]){rows, q});         /* [B, j1, j2] */
     v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), -2, 2, (int64_t[]){k1s, 2}); /* [B, k1, part, j2] */
     /* k1 to the front on the 4-d view: ONNX Runtime would fuse a transpose next to the matmul into a
@@ -165,6 +185,26 @@ int rf_fft_rdft_graph(rf_fft_ctx *f, rf_value *x, int64_t n, rf_fft_blk *out) {
     }
     v = rf_b_flatten(L, rf_b_permute(L, v, 4, (int64_t[]){1, 2, 3, 0}), -2, -1); /* [B, 2, (k2, k1)] */
     *out = rf_fft_bk(unlead(L, rf_b_resize(L, v, -1, m), x, lead), 0);
+    return 1;
+}
+
+/* Both stages from the left, so the frames stay innermost and each transpose moves one axis (ONNX Runtime's
+ * fast case; a transpose that moves two costs it several times more). */
+int rf_fft_frames_graph(rf_fft_ctx *f, rf_value *frames, int64_t n, rf_cx *out) {
+    rf_lowering *L = f->L;
+    if (!frames || frames->rank != 3 || frames->dims[2].size != n || !applies(f, frames, 2, n)) return 0;
+    int64_t p = split_of(n), q = n / p, m = n / 2 + 1, k1s, k2s;
+    spectrum_sizes(n, 0, &k1s, &k2s);
+    rf_value *ka = NULL, *kw = NULL;
+    *out = rf_cx_values(NULL, NULL);
+    if (!forward_tables(f, n, p, 1.0, 0, 1, &ka, &kw)) return 1;
+    rf_value *v = rf_b_unflatten(L, frames, -1, 2, (int64_t[]){p, q});        /* [B, F, j1, j2] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, ka, v), 2, 2, (int64_t[]){k1s, 2});  /* [B, F, k1, part, j2] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 5, (int64_t[]){0, 2, 3, 4, 1}), 2, 3); /* [B, k1, (part, j2), F] */
+    v = rf_b_unflatten(L, rf_b_matmul(L, kw, v), 2, 2, (int64_t[]){2, k2s}); /* [B, k1, part, k2, F] */
+    v = rf_b_flatten(L, rf_b_permute(L, v, 5, (int64_t[]){0, 2, 3, 1, 4}), 2, 3); /* [B, part, (k2, k1), F] */
+    v = rf_b_resize(L, v, 2, m);
+    if (v) *out = rf_cx_values(rf_b_select(L, v, 1, 0), rf_b_select(L, v, 1, 1));
     return 1;
 }
 

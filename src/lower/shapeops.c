@@ -98,7 +98,17 @@ rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, con
             d[r++] = x->dims[i];
             continue;
         }
-        for (size_t k = 0; k < n; k++) d[r++] = (rf_dim){sizes[k], NULL};
+        int64_t product = 1;
+        for (size_t k = 0; k < n; k++) {
+            d[r++] = (rf_dim){sizes[k], NULL};
+            if (sizes[k] < 0 || product < 0 || (sizes[k] > 0 && product > INT64_MAX / sizes[k])) product = -1;
+            else product *= sizes[k];
+        }
+        if (!x->dims[i].sym && product != x->dims[i].size) { /* a rule's arithmetic slip, caught here */
+            rf_fail(L, NULL, RF_ERR_INVALID, "realify built an unflatten of a size-%lld dim into sizes whose "
+                    "product is %lld", (long long)x->dims[i].size, (long long)product);
+            return NULL;
+        }
     }
     rf_arg args[3] = {{"self", rf_attr_ref(x)},
                       {"dim", rf_attr_int(dim)},

@@ -247,9 +247,14 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
         if (rect) frames = mul_parts(L, frames, rf_cx_values(rect, NULL));
     }
     int64_t last = 2;
-    rf_cx y = onesided ? rf_fft_r2c_dims(&f, frames.re.v, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
+    rf_cx y;
+    /* graph runtimes: the spectrum leaves the stages as [B, freq, frames], one transpose where the last-axis
+     * form and transpose_pair cost three */
+    if (!(onesided && rf_fft_frames_spectrum(&f, frames.re.v, fa.n_fft, &y))) {
+        y = onesided ? rf_fft_r2c_dims(&f, frames.re.v, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
+        y = rf_fft_transpose_pair(L, y, 1, 2); /* [B, freq, frames] */
+    }
     if (rf_opt_bool(n, "normalized", 0)) y = rf_cx_scale(L, y, rf_num(1.0 / sqrt((double)fa.n_fft)));
-    y = rf_fft_transpose_pair(L, y, 1, 2); /* [B, freq, frames] */
     if (!batched) y = on_parts(L, y, squeeze0, NULL);
     if (f.oom || !y.re.v) return rf_fft_done(&f, n, 0);
     if (out_complex) {
