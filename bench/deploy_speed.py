@@ -6,13 +6,14 @@ each timed against eager PyTorch on the complex model in the same process with t
     python bench/deploy_speed.py --small              # tiny zoo shapes, few rounds (make test keeps it working)
     python bench/deploy_speed.py --profile axial_rope_2d [--threads 1]   # per-op time in ORT and OpenVINO
 
-Each model goes `realify.lower(ep, target="onnx", truncate_double=True)` -> `torch.onnx.export` (dynamo) -> ONNX
-Runtime and OpenVINO (from the ONNX file); ExecuTorch gets the lowered ExportedProgram with the XNNPACK
-partitioner; `plain` is torch.onnx on the complex ExportedProgram without realify (most do not export).
-Timing is interleaved: every round calls each variant once, in a fresh random order, and each cell is that
-variant's median over the rounds divided by eager's median (so host drift hits all variants alike). Thread
-count 0 means all cores. ExecuTorch's runtime picks its own threads (it is timed only where --threads is 1 and
-flagged '*' otherwise).
+Each model goes `realify.lower(ep, target=T, truncate_double=True)` -> `torch.onnx.export` (dynamo) -> ONNX
+Runtime (T "onnx") and OpenVINO (T "openvino", from the ONNX file; OpenVINO is called as a deployer calls it: the
+inputs bound to a reused request, then infer()); ExecuTorch gets the lowering for target "executorch" with the
+XNNPACK partitioner; eager runs under torch.inference_mode; `plain` is torch.onnx on the complex ExportedProgram
+without realify (most do not export). Timing is interleaved: every round calls each variant once, in a fresh
+random order, and each cell is that variant's median over the rounds divided by eager's median (so host drift
+hits all variants alike). Thread count 0 means all cores. ExecuTorch's runtime picks its own threads (it is
+timed only where --threads is 1 and flagged '*' otherwise).
 
 Deployer sizes (batch 1 unless said; the issue's sizes where it gives them):
   llama3_block          Llama 3 transformer block, dim 512, 8 heads, seq 256, complex freqs_cis input
@@ -199,7 +200,11 @@ def openvino_runner(proto: Any, args: tuple[torch.Tensor, ...], threads: int, pe
     n = len(compiled.outputs)
 
     def run() -> list[Any]:
-        request.infer(inputs, share_inputs=True, share_outputs=True)  # no copies: ORT reads numpy in place
+        # a deployer's fresh inputs bound per call, then the bare infer(): infer(inputs, share_inputs=True) spends
+        # 50 to 80 µs a call in its Python binding (measured on the 1-D FNO layer), more than its node time
+        for i, t in enumerate(inputs):
+            request.set_input_tensor(i, t)
+        request.infer()
         outs = [request.get_output_tensor(i) for i in range(n)]
         return [
             torch.from_numpy(o.data.view("int16")).view(torch.bfloat16) if o.element_type == ov.Type.bf16 else o.data
@@ -252,6 +257,27 @@ def _err(ref: Any, got: Any) -> float:
     )
 
 
+# each runtime gets realify's lowering for it: target "openvino" differs from "onnx" where OpenVINO's reference
+# kernels (Gather, Concat, Split on short axes) would cost more than the form ONNX Runtime prefers
+LOWERING_TARGET = {"ort": "onnx", "openvino": "openvino"}
+
+
+def lowered_protos(model: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> dict[str, Any]:
+    """runtime ("ort", "openvino") -> the ONNX model realify lowers for it, truncate_double as the issue's deployer."""
+    ep = torch.export.export(model.eval(), args)
+    real = _real(args)
+    return {rt: _onnx(realify.lower(ep, target=t, truncate_double=True), real) for rt, t in LOWERING_TARGET.items()}
+
+
+def saved_protos(directory: str, name: str) -> dict[str, Any]:
+    """--save-onnx's files for a model: name.onnx (ORT's) and name.openvino.onnx (OpenVINO's, where saved)."""
+    import onnx
+
+    base = Path(directory) / f"{name}.onnx"
+    ov_path = Path(directory) / f"{name}.openvino.onnx"
+    return {"ort": onnx.load(str(base)), "openvino": onnx.load(str(ov_path if ov_path.exists() else base))}
+
+
 def build(
     name: str, small: bool, threads: int, targets: list[str], against: str | None = None
 ) -> tuple[dict[str, Callable], dict[str, Any]]:
@@ -264,21 +290,18 @@ def build(
     variants: dict[str, Callable] = {"eager": lambda: model(*args)}
     notes: dict[str, Any] = {}
     ep = torch.export.export(model, args)
-    low = realify.lower(ep, target="onnx", truncate_double=True)
     real = _real(args)
-    proto = _onnx(low, real)
+    protos = lowered_protos(model, args)
     makers: dict[str, Callable[[], Callable]] = {
-        "ort": lambda: ort_runner(proto, real, threads),
-        "openvino": lambda: openvino_runner(proto, real, threads),
-        "executorch": lambda: executorch_runner(low, real),
+        "ort": lambda: ort_runner(protos["ort"], real, threads),
+        "openvino": lambda: openvino_runner(protos["openvino"], real, threads),
+        "executorch": lambda: executorch_runner(realify.lower(ep, target="executorch", truncate_double=True), real),
         "plain": lambda: ort_runner(_onnx(ep, args), tuple(_as_real(a) for a in args), threads),
     }
     if against:  # another build's lowering of the same model (--save-onnx), timed in the same rounds
-        import onnx
-
-        other = onnx.load(str(Path(against) / f"{name}.onnx"))
-        makers["ort (against)"] = lambda: ort_runner(other, real, threads)
-        makers["openvino (against)"] = lambda: openvino_runner(other, real, threads)
+        other = saved_protos(against, name)
+        makers["ort (against)"] = lambda: ort_runner(other["ort"], real, threads)
+        makers["openvino (against)"] = lambda: openvino_runner(other["openvino"], real, threads)
         targets = [*targets, "ort (against)", "openvino (against)"]
     for t in targets:
         try:
@@ -315,13 +338,8 @@ def profile(name: str, small: bool, threads: int, iters: int, against: str | Non
     `against`, of the ONNX file another build saved there instead (a before/after pair under the same load)."""
     model, args = (SMALL if small else SIZES)[name]()
     real = _real(args)
-    if against:
-        import onnx
-
-        proto = onnx.load(str(Path(against) / f"{name}.onnx"))
-    else:
-        ep = torch.export.export(model.eval(), args)
-        proto = _onnx(realify.lower(ep, target="onnx", truncate_double=True), real)
+    protos = saved_protos(against, name) if against else lowered_protos(model, args)
+    proto = protos["ort"]
     out: dict[str, Any] = {"model": name + (f" ({against})" if against else ""), "onnx_nodes": {}}
     for n in proto.graph.node:
         out["onnx_nodes"][n.op_type] = out["onnx_nodes"].get(n.op_type, 0) + 1
@@ -337,7 +355,7 @@ def profile(name: str, small: bool, threads: int, iters: int, against: str | Non
             ort_ops.setdefault(op, [0.0, 0])
             ort_ops[op][0] += ev["dur"] / iters
             ort_ops[op][1] += 1 / iters
-    run = openvino_runner(proto, real, threads, perf=True)
+    run = openvino_runner(protos["openvino"], real, threads, perf=True)
     ov_ops: dict[str, list[float]] = {}
     for _ in range(iters):
         run()
@@ -389,9 +407,9 @@ def main() -> None:
     names = a.models.split(",") if a.models else list(SMALL if a.small else SIZES)
     if a.save_onnx:
         for name in names:
-            model, args = (SMALL if a.small else SIZES)[name]()
-            low = realify.lower(torch.export.export(model.eval(), args), target="onnx", truncate_double=True)
-            (Path(a.save_onnx) / f"{name}.onnx").write_bytes(_onnx(low, _real(args)).SerializeToString())
+            protos = lowered_protos(*(SMALL if a.small else SIZES)[name]())
+            (Path(a.save_onnx) / f"{name}.onnx").write_bytes(protos["ort"].SerializeToString())
+            (Path(a.save_onnx) / f"{name}.openvino.onnx").write_bytes(protos["openvino"].SerializeToString())
         return
     targets = a.targets.split(",") + (["ort (against)", "openvino (against)"] if a.against else [])
     rounds = a.rounds or (3 if a.small else 40)
@@ -404,7 +422,8 @@ def main() -> None:
             if "executorch" in variants and t != 1:
                 variants.pop("executorch")
                 notes["executorch"] = {"why": "ExecuTorch picks its own threads", "star": True}
-            ms = interleaved(variants, rounds)
+            with torch.inference_mode():  # eager at its best: no autograd records on parameters that need grad
+                ms = interleaved(variants, rounds)
             row: dict[str, Any] = {"model": name, "threads": t or os.cpu_count(), "eager_ms": ms["eager"]}
             cells = []
             for tg in targets:

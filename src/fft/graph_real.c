@@ -286,6 +286,30 @@ static rf_value *split_lead(rf_lowering *L, rf_value *v, const rf_value *x, int 
     return rf_b_unflatten(L, v, 1, (size_t)lead, sizes);
 }
 
+/* The long convolution's product a*b of spectra in the stages' layout [k1, d..., part, k2], with no transpose out
+ * of the forwards or into the inverse. Two forms with eager's products and sums (x - y is x + -y): for ONNX
+ * Runtime, the parts split, four products, a stack; for OpenVINO, whose Gather, Concat and Split on the part axis
+ * are reference kernels while it fuses elementwise chains, a*(Re b, Re b) + swap(a)*(-Im b, Im b), a's parts
+ * never split (b's factors fold at load where b is a parameter). ORT ran the second 3% slower: its whole-tensor
+ * passes over the stacked parts cost more than over the halves. NULL when the build failed. */
+static rf_value *product_split(rf_lowering *L, rf_value *va, rf_value *vb) {
+    rf_cx pa = rf_cx_values(rf_b_select(L, va, -2, 0), rf_b_select(L, va, -2, 1));
+    rf_cx pb = rf_cx_values(rf_b_select(L, vb, -2, 0), rf_b_select(L, vb, -2, 1));
+    if (!pa.re.v || !pa.im.v || !pb.re.v || !pb.im.v) return NULL; /* a NULL part would read as the scalar 0 */
+    rf_cx y = rf_cx_mul_eager(L, pa, pb);
+    return (y.re.v && y.im.v) ? rf_b_stack2(L, y.re.v, y.im.v, -2) : NULL;
+}
+
+static rf_value *product_swapped(rf_lowering *L, rf_value *va, rf_value *vb) {
+    rf_value *bre = rf_b_slice(L, vb, -2, 0, 1), *bim = rf_b_slice(L, vb, -2, 1, 2), *swapped = rf_b_flip(L, va, -2);
+    if (!bre || !bim || !swapped) return NULL;
+    rf_value *neg_im = rf_b_neg(L, rf_val(bim)).v, *b_re2 = rf_b_cat(L, 2, (rf_value *[]){bre, bre}, -2);
+    rf_value *b_cross = neg_im ? rf_b_cat(L, 2, (rf_value *[]){neg_im, bim}, -2) : NULL;
+    if (!b_re2 || !b_cross) return NULL;
+    rf_rv direct = rf_b_mul(L, rf_val(va), rf_val(b_re2)), cross = rf_b_mul(L, rf_val(swapped), rf_val(b_cross));
+    return (direct.v && cross.v) ? rf_b_add(L, direct, cross).v : NULL;
+}
+
 int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out) {
     rf_lowering *L = f->L;
     int la = a ? a->rank - 1 : -1, lb = b ? b->rank - 1 : -1;
@@ -307,21 +331,7 @@ int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, i
         *out = NULL;
         return 1;
     }
-    /* the product in the stages' own layout, with no transpose out of the forwards or into the inverse and no
-     * split or stack of a's parts: a*b is a*(Re b, Re b) + swap(a)*(-Im b, Im b), eager's products and sums
-     * (x - y is x + -y). b's factors are whole (ORT runs a Mul that broadcasts the part axis as short spans);
-     * for a constant b (a filter parameter) the runtime folds them at load. */
-    rf_value *bre = rf_b_slice(L, vb, -2, 0, 1), *bim = rf_b_slice(L, vb, -2, 1, 2), *swapped = rf_b_flip(L, va, -2);
-    rf_value *v = NULL, *b_re2 = NULL, *b_cross = NULL; /* v: [k1, d..., part, k2] */
-    if (bre && bim && swapped) { /* a NULL in an rf_rv would read as the scalar 0 */
-        rf_value *neg_im = rf_b_neg(L, rf_val(bim)).v;
-        b_re2 = rf_b_cat(L, 2, (rf_value *[]){bre, bre}, -2);
-        b_cross = neg_im ? rf_b_cat(L, 2, (rf_value *[]){neg_im, bim}, -2) : NULL;
-    }
-    if (b_re2 && b_cross) {
-        rf_rv direct = rf_b_mul(L, rf_val(va), rf_val(b_re2)), cross = rf_b_mul(L, rf_val(swapped), rf_val(b_cross));
-        if (direct.v && cross.v) v = rf_b_add(L, direct, cross).v;
-    }
+    rf_value *v = (rf_options(L)->target & RF_TARGET_OPENVINO) ? product_swapped(L, va, vb) : product_split(L, va, vb);
     if (!v) {
         *out = NULL;
         return 1;

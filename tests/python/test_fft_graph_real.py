@@ -81,12 +81,13 @@ def slice_axis(proto: onnx.ModelProto, node: onnx.NodeProto) -> int:
     return int(axis)
 
 
-def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
+@pytest.mark.parametrize("target", ["onnx", "openvino"])
+def test_hyena_skips_the_zero_pad_and_runs_in_ort(target: str) -> None:
     """Hyena's rfft(u, n=2L): the padded half never reaches a matmul (no Pad of u in the graph), and ONNX
     Runtime matches eager."""
     model = zoo.HyenaFFTConv(8, 1024).eval()
     u = torch.randn(2, 8, 1024, generator=torch.Generator().manual_seed(3))
-    ep = realify.lower(torch.export.export(model, (u,)), target="onnx")
+    ep = realify.lower(torch.export.export(model, (u,)), target=target)
     proto = torch.onnx.export(ep, (u,), dynamo=True, verbose=False).model_proto
     assert not [n for n in proto.graph.node if n.op_type == "Pad" and n.input[0] == proto.graph.input[0].name]
     tables = {name: t.shape for name, t in ep.named_buffers()}
@@ -101,11 +102,14 @@ def test_hyena_skips_the_zero_pad_and_runs_in_ort() -> None:
     # the zero pad: the first stage reads only the rows j1 that hold u; the crop to L: the inverse writes only those
     assert fwd_rows[1] * q == 1024 and inv_rows[0] * q == 1024, tables
     k = collections.Counter(n.op_type for n in proto.graph.node)
-    # the product sits between the stages: one transpose per forward, one in the inverse, no pad or crop; its
-    # Slices are on the part axis only (b's two parts, the swap of a's), and a's parts are never split or stacked
-    # (the two Concats are the filter's factors, which the runtime folds at load)
-    assert k["Transpose"] == 3 and k["Pad"] == 0 and k["Split"] == 0 and k["Concat"] == 2, k
-    assert k["Slice"] == 3 and {slice_axis(proto, n) for n in proto.graph.node if n.op_type == "Slice"} == {-2}, k
+    # the product sits between the stages: one transpose per forward, one in the inverse, no pad or crop
+    assert k["Transpose"] == 3 and k["Pad"] == 0, k
+    if target == "onnx":  # the parts split (two Gathers, which ORT fuses), four products, one stack
+        assert k["Slice"] == 0 and k["Concat"] == 1 and k["Mul"] == 5, k
+    else:  # OpenVINO: a's parts never split or stacked; the Slices are on the part axis only (b's two parts, the
+        # swap of a's) and the two Concats are the filter's factors, which the runtime folds at load
+        assert k["Split"] == 0 and k["Gather"] == 0 and k["Concat"] == 2 and k["Mul"] == 3, k
+        assert k["Slice"] == 3 and {slice_axis(proto, n) for n in proto.graph.node if n.op_type == "Slice"} == {-2}, k
     with torch.no_grad():
         ref = model(u)
     sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -175,8 +179,9 @@ CONVS = [((2, 3, 100), (3, 100), 200, 100, None, 6.0), ((4, 256), (4, 256), 256,
          ((3, 65), (65,), 130, 65, None, 2.0)]  # n = 13 * 10: an odd p, whose conjugate halves have no middle k1
 
 
+@pytest.mark.parametrize("target", ["onnx", "openvino"])  # the two forms of the product
 @pytest.mark.parametrize(("sa", "sb", "n", "keep", "norm", "scale"), CONVS)
-def test_long_convolution_multiplies_between_the_stages(sa, sb, n, keep, norm, scale) -> None:
+def test_long_convolution_multiplies_between_the_stages(sa, sb, n, keep, norm, scale, target) -> None:
     """irfft(rfft(a, n) * rfft(b, n) / s, n): the product is taken where the forwards' stages leave the spectrum,
     so the graph keeps one transpose per transform (no output transpose of the forwards, no input transpose of
     the inverse, no pad or crop of the spectrum), within 2e-6 of torch.fft in float64 (and in ONNX Runtime)."""
@@ -186,11 +191,11 @@ def test_long_convolution_multiplies_between_the_stages(sa, sb, n, keep, norm, s
     with torch.no_grad():
         ref = model(a.double(), b.double())
     exported = torch.export.export(model, (a, b))
-    ep = realify.lower(exported, target="onnx")
+    ep = realify.lower(exported, target=target)
     assert rel(ref, ep.module()(a, b)) <= 2e-6
     assert any("fft.long_conv" in line for line in ep.graph_module.meta["realify_report"].patterns)
     # the pattern off: each transform on its own, with its transposes, and the same numbers
-    off = realify.lower(exported, target="onnx", disable_patterns=("fft.long_conv",))
+    off = realify.lower(exported, target=target, disable_patterns=("fft.long_conv",))
     assert rel(ref, off.module()(a, b)) <= 2e-6
     assert aten_ops(off)["aten.permute.default"] > aten_ops(ep)["aten.permute.default"]
     model_proto = torch.onnx.export(ep, (a, b), dynamo=True, verbose=False).model_proto
