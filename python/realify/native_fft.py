@@ -47,8 +47,46 @@ def _r2c_shape(x: torch.Tensor, dim: list[int], onesided: bool) -> list[int | to
     return [*shape, 2]
 
 
+def _r2c_fake_strides_match_cpu() -> bool:
+    """Whether this torch's fake kernel of aten._fft_r2c gives the CPU kernel's strides for a transform over a dim
+    that is not the last. torch 2.11's models a contiguous result where MKL's is strided, and Inductor then fails
+    its stride assertion after the call (transformers' Autoformer under the backend)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode  # the kernel export and Inductor trace with
+
+    try:
+        real = torch._fft_r2c(torch.zeros(2, 4, 3), [1], 0, True).stride()
+        with FakeTensorMode():
+            fake = torch._fft_r2c(torch.zeros(2, 4, 3), [1], 0, True).stride()
+    except (RuntimeError, NotImplementedError):  # pragma: no cover - no CPU FFT, or no fake kernel: nothing to match
+        return True
+    return tuple(real) == tuple(fake)
+
+
+# Where the fake kernel disagrees, a CPU r2c runs only along a contiguous last dim, where the two agree.
+_R2C_LAST_DIM_ONLY = not _r2c_fake_strides_match_cpu()
+
+
+def _r2c_along_last(x: torch.Tensor, dim: list[int], onesided: bool, normalization: int) -> torch.Tensor:
+    """aten._fft_r2c with its one-sided dim moved last (a copy) and the others as one c2c; one dim keeps the call's
+    normalization, several scale once at the end."""
+    last = dim[-1] % x.dim()
+    norm = normalization if len(dim) == 1 else 0
+    z = torch._fft_r2c(x.movedim(last, -1).contiguous(), [x.dim() - 1], norm, onesided).movedim(-1, last)
+    if len(dim) > 1:
+        z = torch._fft_c2c(z, dim[:-1], 0, True)
+        if normalization:
+            n = 1
+            for d in dim:
+                n *= x.shape[d]
+            z = z * (n**-0.5 if normalization == 1 else 1.0 / n)
+    return z
+
+
 def _fft_r2c(x: torch.Tensor, dim: list[int], onesided: bool, normalization: int = 0) -> torch.Tensor:
-    return _as_real(torch._fft_r2c(_no_half(x).contiguous(), dim, normalization, onesided), x.dtype)
+    xf = _no_half(x).contiguous()
+    if _R2C_LAST_DIM_ONLY and x.device.type == "cpu" and (len(dim) > 1 or dim[-1] % x.dim() != x.dim() - 1):
+        return _as_real(_r2c_along_last(xf, dim, onesided, normalization), x.dtype)
+    return _as_real(torch._fft_r2c(xf, dim, normalization, onesided), x.dtype)
 
 
 def _fft_r2c_fake(x: torch.Tensor, dim: list[int], onesided: bool, normalization: int = 0) -> torch.Tensor:
