@@ -98,13 +98,13 @@ rf_value *rf_b_unflatten(rf_lowering *L, rf_value *x, int64_t dim, size_t n, con
             d[r++] = x->dims[i];
             continue;
         }
-        int64_t product = 1;
+        int64_t product = 1; /* -1: not checkable (an inferred size, or an overflow) */
         for (size_t k = 0; k < n; k++) {
             d[r++] = (rf_dim){sizes[k], NULL};
             if (sizes[k] < 0 || product < 0 || (sizes[k] > 0 && product > INT64_MAX / sizes[k])) product = -1;
             else product *= sizes[k];
         }
-        if (!x->dims[i].sym && product != x->dims[i].size) { /* a rule's arithmetic slip, caught here */
+        if (!x->dims[i].sym && product >= 0 && product != x->dims[i].size) { /* a rule's arithmetic slip */
             rf_fail(L, NULL, RF_ERR_INVALID, "realify built an unflatten of a size-%lld dim into sizes whose "
                     "product is %lld", (long long)x->dims[i].size, (long long)product);
             return NULL;
