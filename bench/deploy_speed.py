@@ -262,9 +262,8 @@ def _err(ref: Any, got: Any) -> float:
 LOWERING_TARGET = {"ort": "onnx", "openvino": "openvino"}
 
 
-def lowered_protos(model: torch.nn.Module, args: tuple[torch.Tensor, ...]) -> dict[str, Any]:
+def lowered_protos(ep: torch.export.ExportedProgram, args: tuple[torch.Tensor, ...]) -> dict[str, Any]:
     """runtime ("ort", "openvino") -> the ONNX model realify lowers for it, truncate_double as the issue's deployer."""
-    ep = torch.export.export(model.eval(), args)
     real = _real(args)
     return {rt: _onnx(realify.lower(ep, target=t, truncate_double=True), real) for rt, t in LOWERING_TARGET.items()}
 
@@ -291,7 +290,7 @@ def build(
     notes: dict[str, Any] = {}
     ep = torch.export.export(model, args)
     real = _real(args)
-    protos = lowered_protos(model, args)
+    protos = lowered_protos(ep, args)
     makers: dict[str, Callable[[], Callable]] = {
         "ort": lambda: ort_runner(protos["ort"], real, threads),
         "openvino": lambda: openvino_runner(protos["openvino"], real, threads),
@@ -338,7 +337,7 @@ def profile(name: str, small: bool, threads: int, iters: int, against: str | Non
     `against`, of the ONNX file another build saved there instead (a before/after pair under the same load)."""
     model, args = (SMALL if small else SIZES)[name]()
     real = _real(args)
-    protos = saved_protos(against, name) if against else lowered_protos(model, args)
+    protos = saved_protos(against, name) if against else lowered_protos(torch.export.export(model.eval(), args), args)
     proto = protos["ort"]
     out: dict[str, Any] = {"model": name + (f" ({against})" if against else ""), "onnx_nodes": {}}
     for n in proto.graph.node:
@@ -407,7 +406,8 @@ def main() -> None:
     names = a.models.split(",") if a.models else list(SMALL if a.small else SIZES)
     if a.save_onnx:
         for name in names:
-            protos = lowered_protos(*(SMALL if a.small else SIZES)[name]())
+            model, args = (SMALL if a.small else SIZES)[name]()
+            protos = lowered_protos(torch.export.export(model.eval(), args), args)
             (Path(a.save_onnx) / f"{name}.onnx").write_bytes(protos["ort"].SerializeToString())
             (Path(a.save_onnx) / f"{name}.openvino.onnx").write_bytes(protos["openvino"].SerializeToString())
         return

@@ -10,6 +10,7 @@ call; the ONNX export turns each call into one DFT node (realify.onnx_export).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -75,9 +76,7 @@ def _r2c_along_last(x: torch.Tensor, dim: list[int], onesided: bool, normalizati
     if len(dim) > 1:
         z = torch._fft_c2c(z, dim[:-1], 0, True)
         if normalization:
-            n = 1
-            for d in dim:
-                n *= x.shape[d]
+            n = math.prod(x.shape[d] for d in dim)
             z = z * (n**-0.5 if normalization == 1 else 1.0 / n)
     return z
 

@@ -53,7 +53,7 @@ int rf_fft_native(const rf_fft_ctx *f);
  * set (NULL: the build failed, f marked), 0 when it does not apply (the caller lowers the ops one by one). */
 int rf_fft_conv_last(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out);
 /* stft's onesided transform of real frames [B, F, n] under the graph targets' matmul strategy: *out the parts
- * [B, n/2+1, F] (torch.stft's layout) in one transpose; 1 with *out set (missing parts: the build failed), 0 when
+ * [B, n/2+1, F] (torch.stft's layout) in two one-axis transposes; 1 with *out set (missing parts: the build failed), 0 when
  * it does not apply (the caller transforms the last axis and transposes). */
 int rf_fft_frames_spectrum(rf_fft_ctx *f, rf_value *frames, int64_t n, rf_cx *out);
 

@@ -92,11 +92,6 @@ static void spectrum_sizes(int64_t n, int half, int64_t *k1s, int64_t *k2s) {
     *k2s = half ? n / p : n / 2 / p + 1;
 }
 
-/* The forward's two stages on src [B, rows*q] (the first rows*q samples of the length-n signal, the rest zero),
- * the second table times `scale`: [k1, B, part, k2], X[k1 + p*k2] for every k1 < k1s, k2 < k2s. The full form
- * (k1s = p, k2s = qk) holds the half spectrum (the bins past n/2 are extra; the inverse's table reads none of
- * them); the half form (k1s = p/2 + 1, k2s = q) holds every bin of those k1, which with X[n - k] = conj X[k]
- * is the whole spectrum of a real input: half the first stage's rows for the same second stage. */
 /* The forward's tables for n = p*q: ka [2*k1s, rows], stage one from the left (rows k1 and the part,
  * interleaved), and kw per k1 the matrix from (part of y, j2) to (part of X, k2) times `scale`, [k1s, 2q, 2k2s],
  * or its transpose [k1s, 2k2s, 2q] when `left` (stage two from the left too). 0 when out of memory. */

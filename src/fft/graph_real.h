@@ -18,8 +18,9 @@ int rf_fft_irdft_graph(rf_fft_ctx *f, rf_fft_blk x, int64_t n, rf_value **out);
  * transpose leaves the forwards or enters the inverse: [d..., n] (keep_last and fold_scale as for irdft). */
 int rf_fft_conv_graph(rf_fft_ctx *f, rf_value *a, rf_value *b, double scale_b, int64_t n, rf_value **out);
 
-/* stft's one-sided spectrum of frames [B, F, n] as parts [B, n/2+1, F] each (torch.stft's layout): one transpose
- * from the stages' layout, where the last-axis form transposes twice more to put the frames last. */
+/* stft's one-sided spectrum of frames [B, F, n] as parts [B, n/2+1, F] each (torch.stft's layout): both stages from
+ * the left and two one-axis transposes, where the last-axis form and the parts' transposes to put the frames last
+ * take four. */
 int rf_fft_frames_graph(rf_fft_ctx *f, rf_value *frames, int64_t n, rf_cx *out);
 
 #endif

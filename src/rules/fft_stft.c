@@ -248,8 +248,8 @@ static rf_status stft(rf_lowering *L, const rf_node *n, int has_center) {
     }
     int64_t last = 2;
     rf_cx y;
-    /* graph runtimes: the spectrum leaves the stages as [B, freq, frames], one transpose where the last-axis
-     * form and transpose_pair cost three */
+    /* graph runtimes: the spectrum leaves the stages as [B, freq, frames], two transposes where the last-axis
+     * form and transpose_pair cost four */
     if (!(onesided && rf_fft_frames_spectrum(&f, frames.re.v, fa.n_fft, &y))) {
         y = onesided ? rf_fft_r2c_dims(&f, frames.re.v, &last, 1, 1) : rf_fft_c2c_dims(&f, frames, &last, 1, -1);
         y = rf_fft_transpose_pair(L, y, 1, 2); /* [B, freq, frames] */
